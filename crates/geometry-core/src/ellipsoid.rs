@@ -1,0 +1,165 @@
+//! Ellipsoids given by centre, orientation and semi-axes.
+
+use crate::{Aabb, DMat3, DQuat, DVec3, GeometryError, check_finite};
+
+/// A solid ellipsoid `{ x : (x - c)ᵀ A (x - c) <= 1 }` with `A = R diag(1/a², 1/b², 1/c²) Rᵀ`.
+///
+/// `R` is the rotation of the unit quaternion `orientation`; its columns are the ellipsoid's
+/// principal axes in world coordinates, with semi-axis lengths `semi_axes.x`, `.y`, `.z`.
+///
+/// ```
+/// use geometry_core::{Ellipsoid, DQuat, DVec3};
+/// let e = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(3.0, 2.0, 1.0)).unwrap();
+/// assert!(e.contains_point(DVec3::new(2.9, 0.0, 0.0)));
+/// assert!(!e.contains_point(DVec3::new(0.0, 2.1, 0.0)));
+/// assert_eq!(e.aabb().max, DVec3::new(3.0, 2.0, 1.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ellipsoid {
+    center: DVec3,
+    orientation: DQuat,
+    semi_axes: DVec3,
+}
+
+impl Ellipsoid {
+    /// Builds an ellipsoid; the orientation is normalised.
+    ///
+    /// # Errors
+    /// [`GeometryError::NonFinite`] for any non-finite input;
+    /// [`GeometryError::ZeroVector`] for a zero quaternion;
+    /// [`GeometryError::NonPositive`] for a semi-axis `<= 0`.
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DQuat, DVec3, GeometryError};
+    /// let bad = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, 0.0, 1.0));
+    /// assert!(matches!(bad, Err(GeometryError::NonPositive { .. })));
+    /// ```
+    pub fn new(center: DVec3, orientation: DQuat, semi_axes: DVec3) -> Result<Self, GeometryError> {
+        check_finite("ellipsoid center", center)?;
+        check_finite("ellipsoid semi-axes", semi_axes)?;
+        if !orientation.is_finite() {
+            return Err(GeometryError::NonFinite { what: "ellipsoid orientation" });
+        }
+        let len = orientation.length();
+        if len == 0.0 || !len.is_normal() {
+            return Err(GeometryError::ZeroVector { what: "ellipsoid orientation" });
+        }
+        if let Some(&bad) = semi_axes.to_array().iter().find(|&&a| a <= 0.0) {
+            return Err(GeometryError::NonPositive { what: "ellipsoid semi-axis", value: bad });
+        }
+        Ok(Self { center, orientation: orientation / len, semi_axes })
+    }
+
+    /// The centre.
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DQuat, DVec3};
+    /// assert_eq!(Ellipsoid::new(DVec3::X, DQuat::IDENTITY, DVec3::ONE).unwrap().center(), DVec3::X);
+    /// ```
+    #[inline]
+    pub fn center(&self) -> DVec3 {
+        self.center
+    }
+
+    /// The (unit) orientation quaternion.
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DQuat, DVec3};
+    /// let e = Ellipsoid::new(DVec3::ZERO, DQuat::from_xyzw(0.0, 0.0, 0.0, 2.0), DVec3::ONE).unwrap();
+    /// assert_eq!(e.orientation(), DQuat::IDENTITY);
+    /// ```
+    #[inline]
+    pub fn orientation(&self) -> DQuat {
+        self.orientation
+    }
+
+    /// The semi-axis lengths along the body axes.
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DQuat, DVec3};
+    /// assert_eq!(Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap().semi_axes(), DVec3::ONE);
+    /// ```
+    #[inline]
+    pub fn semi_axes(&self) -> DVec3 {
+        self.semi_axes
+    }
+
+    /// The rotation matrix `R` whose columns are the principal axes.
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DMat3, DQuat, DVec3};
+    /// assert_eq!(Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap().rotation(), DMat3::IDENTITY);
+    /// ```
+    pub fn rotation(&self) -> DMat3 {
+        DMat3::from_quat(self.orientation)
+    }
+
+    /// The shape matrix `A = R diag(1/a²) Rᵀ` of the quadratic form `(x - c)ᵀ A (x - c) <= 1`.
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DQuat, DVec3};
+    /// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(2.0, 1.0, 1.0)).unwrap().shape_matrix();
+    /// assert_eq!(a.x_axis.x, 0.25);
+    /// ```
+    pub fn shape_matrix(&self) -> DMat3 {
+        let r = self.rotation();
+        r * DMat3::from_diagonal(self.semi_axes.powf(-2.0)) * r.transpose()
+    }
+
+    /// The inverse shape matrix `A⁻¹ = R diag(a²) Rᵀ` (used by the Perram–Wertheim function).
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DQuat, DVec3};
+    /// let b = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(2.0, 1.0, 1.0)).unwrap().inverse_shape_matrix();
+    /// assert_eq!(b.x_axis.x, 4.0);
+    /// ```
+    pub fn inverse_shape_matrix(&self) -> DMat3 {
+        let r = self.rotation();
+        r * DMat3::from_diagonal(self.semi_axes * self.semi_axes) * r.transpose()
+    }
+
+    /// The tight axis-aligned bounding box: half-width `sqrt(Σ_j R_ij² a_j²)` on world axis `i`.
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DQuat, DVec3};
+    /// let e = Ellipsoid::new(DVec3::ZERO, DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2), DVec3::new(2.0, 1.0, 1.0)).unwrap();
+    /// assert!((e.aabb().max - DVec3::new(1.0, 2.0, 1.0)).length() < 1e-12);
+    /// ```
+    pub fn aabb(&self) -> Aabb {
+        let half = DVec3::from(self.inverse_shape_matrix().diagonal_sqrt());
+        Aabb { min: self.center - half, max: self.center + half }
+    }
+
+    /// Whether `p` lies in the closed ellipsoid.
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DQuat, DVec3};
+    /// assert!(Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap().contains_point(DVec3::X));
+    /// ```
+    pub fn contains_point(&self, p: DVec3) -> bool {
+        let local = self.orientation.inverse() * (p - self.center);
+        (local / self.semi_axes).length_squared() <= 1.0
+    }
+
+    /// Volume `4/3 π a b c`.
+    ///
+    /// ```
+    /// use geometry_core::{Ellipsoid, DQuat, DVec3};
+    /// let v = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, 2.0, 3.0)).unwrap().volume();
+    /// assert!((v - 8.0 * std::f64::consts::PI).abs() < 1e-12);
+    /// ```
+    pub fn volume(&self) -> f64 {
+        4.0 / 3.0 * std::f64::consts::PI * self.semi_axes.x * self.semi_axes.y * self.semi_axes.z
+    }
+}
+
+/// Square roots of a matrix diagonal, as an array.
+trait DiagonalSqrt {
+    fn diagonal_sqrt(&self) -> [f64; 3];
+}
+
+impl DiagonalSqrt for DMat3 {
+    fn diagonal_sqrt(&self) -> [f64; 3] {
+        [self.x_axis.x.sqrt(), self.y_axis.y.sqrt(), self.z_axis.z.sqrt()]
+    }
+}

@@ -1,0 +1,129 @@
+//! Typed errors for invalid geometry.
+//!
+//! Three error types, one per layer:
+//! * [`GeometryError`]: a primitive (box, sphere, ellipsoid, plane, ray) was given bad numbers.
+//! * [`MeshError`]: [`TriMesh::new`](crate::TriMesh::new) refused the vertex and face arrays.
+//! * [`SolidError`]: a valid mesh is not a closed, consistently oriented, outward-facing surface,
+//!   which algorithms that need an inside and an outside (point-in-polyhedron) require.
+
+use thiserror::Error;
+
+/// A primitive was constructed from invalid numbers.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum GeometryError {
+    /// A coordinate or parameter was NaN or infinite.
+    #[error("{what} has a non-finite (NaN or infinite) component")]
+    NonFinite {
+        /// Which input was bad, e.g. `"aabb min"`.
+        what: &'static str,
+    },
+    /// A size that must be strictly positive (radius, semi-axis, extent) was zero or negative.
+    #[error("{what} must be > 0, got {value}")]
+    NonPositive {
+        /// Which size was bad.
+        what: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A box was given a `min` corner that is greater than its `max` corner on some axis.
+    #[error("aabb min {min:?} exceeds max {max:?} on some axis")]
+    InvertedBox {
+        /// The `min` corner given.
+        min: [f64; 3],
+        /// The `max` corner given.
+        max: [f64; 3],
+    },
+    /// A direction or normal vector was zero (or so small that it cannot be normalised).
+    #[error("{what} must be a non-zero vector")]
+    ZeroVector {
+        /// Which vector was bad.
+        what: &'static str,
+    },
+    /// A list of points that must not be empty was empty.
+    #[error("{what} needs at least one point")]
+    Empty {
+        /// Which list was empty.
+        what: &'static str,
+    },
+}
+
+/// [`TriMesh::new`](crate::TriMesh::new) refused its input.
+///
+/// Topological properties (closed, manifold, oriented) are *not* errors: they are reported in
+/// [`MeshReport`](crate::MeshReport); see [`SolidError`] for algorithms that require them.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum MeshError {
+    /// The mesh has no vertices or no faces.
+    #[error("mesh is empty ({vertices} vertices, {faces} faces)")]
+    Empty {
+        /// Number of vertices given.
+        vertices: usize,
+        /// Number of faces given.
+        faces: usize,
+    },
+    /// A vertex has a NaN or infinite coordinate.
+    #[error("vertex {vertex} has a non-finite coordinate")]
+    NonFiniteVertex {
+        /// Index of the offending vertex.
+        vertex: usize,
+    },
+    /// A face refers to a vertex index that does not exist.
+    #[error("face {face} refers to vertex {index}, but there are only {vertex_count} vertices")]
+    IndexOutOfRange {
+        /// Index of the offending face.
+        face: usize,
+        /// The out-of-range vertex index.
+        index: u32,
+        /// Number of vertices in the mesh.
+        vertex_count: usize,
+    },
+    /// A face has zero area: it repeats a vertex index, or its three corners are exactly
+    /// collinear (decided by exact predicates, not by a tolerance).
+    #[error("face {face} has zero area (repeated or exactly collinear corners)")]
+    DegenerateFace {
+        /// Index of the offending face.
+        face: usize,
+    },
+    /// There are more vertices than a `u32` index can address.
+    #[error("mesh has {vertices} vertices, more than u32 indices can address")]
+    TooManyVertices {
+        /// Number of vertices given.
+        vertices: usize,
+    },
+}
+
+/// A valid mesh does not bound a solid in the way an inside/outside test needs.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum SolidError {
+    /// Some edges are used by only one face: the surface has holes.
+    #[error("mesh is open: {boundary_edges} edges belong to a single face")]
+    Open {
+        /// Number of edges used by exactly one face.
+        boundary_edges: usize,
+    },
+    /// Some edges are shared by more than two faces.
+    #[error("mesh is non-manifold: {edges} edges are shared by more than two faces")]
+    NonManifold {
+        /// Number of edges used by three or more faces.
+        edges: usize,
+    },
+    /// Two faces sharing an edge traverse it in the same direction.
+    #[error("mesh is inconsistently oriented: {edges} edges are traversed twice in the same direction")]
+    InconsistentOrientation {
+        /// Number of edges whose two faces disagree.
+        edges: usize,
+    },
+    /// The mesh is closed and consistent, but its normals point inwards (negative signed volume).
+    /// [`TriMesh::into_outward`](crate::TriMesh::into_outward) fixes this.
+    #[error("mesh faces point inwards (signed volume {signed_volume})")]
+    InwardFacing {
+        /// The signed volume, which is negative.
+        signed_volume: f64,
+    },
+    /// The mesh encloses no volume (signed volume exactly zero), e.g. a doubly covered surface.
+    #[error("mesh encloses zero volume")]
+    ZeroVolume,
+}

@@ -1,0 +1,64 @@
+//! Regular test-point grids, as used by Muth et al. (`10³`, `20³`, `40³`, `80³` points).
+
+use super::GeneratorError;
+use crate::{Aabb, DVec3};
+
+/// The cube centred on `aabb`'s centre whose edge is `aabb`'s longest edge times `1 + 2·margin`.
+///
+/// # Errors
+/// [`GeneratorError::Geometry`] for a negative or non-finite margin.
+///
+/// ```
+/// use geometry_core::{generators::surrounding_cube, Aabb, DVec3};
+/// let b = Aabb::new(DVec3::ZERO, DVec3::new(2.0, 1.0, 1.0)).unwrap();
+/// let cube = surrounding_cube(&b, 0.25).unwrap();
+/// assert_eq!(cube.extents(), DVec3::splat(3.0));
+/// assert_eq!(cube.center(), b.center());
+/// ```
+pub fn surrounding_cube(aabb: &Aabb, margin: f64) -> Result<Aabb, GeneratorError> {
+    if !margin.is_finite() {
+        return Err(crate::GeometryError::NonFinite { what: "surrounding_cube margin" }.into());
+    }
+    if margin < 0.0 {
+        return Err(
+            crate::GeometryError::NonPositive { what: "surrounding_cube margin", value: margin }.into()
+        );
+    }
+    let half = 0.5 * aabb.longest_edge() * (1.0 + 2.0 * margin);
+    Ok(Aabb::from_center_half_extents(aabb.center(), DVec3::splat(half))?)
+}
+
+/// `n³` points at the centres of an `n × n × n` cell grid over `region`, in x-fastest order
+/// (index `i + n·(j + n·k)`).
+///
+/// Cell centres, not corners: for the symmetric test bodies the corner lattice puts many points
+/// exactly on symmetry planes and mesh vertices, which is a separate (degenerate) test case.
+///
+/// # Errors
+/// [`GeneratorError::OutOfRange`] for `n == 0` or `n > 2000` (8·10⁹ points).
+///
+/// ```
+/// use geometry_core::{generators::point_grid, Aabb, DVec3};
+/// let region = Aabb::new(DVec3::ZERO, DVec3::splat(2.0)).unwrap();
+/// let pts = point_grid(&region, 2).unwrap();
+/// assert_eq!(pts.len(), 8);
+/// assert_eq!(pts[0], DVec3::splat(0.5));
+/// assert_eq!(pts[7], DVec3::splat(1.5));
+/// ```
+pub fn point_grid(region: &Aabb, n: usize) -> Result<Vec<DVec3>, GeneratorError> {
+    const MAX_N: usize = 2000;
+    if n == 0 || n > MAX_N {
+        return Err(GeneratorError::OutOfRange { what: "point_grid n", value: n, min: 1, max: MAX_N });
+    }
+    let step = region.extents() / n as f64;
+    let coordinate = |axis: usize, i: usize| region.min[axis] + (i as f64 + 0.5) * step[axis];
+    let mut points = Vec::with_capacity(n * n * n);
+    for k in 0..n {
+        for j in 0..n {
+            for i in 0..n {
+                points.push(DVec3::new(coordinate(0, i), coordinate(1, j), coordinate(2, k)));
+            }
+        }
+    }
+    Ok(points)
+}

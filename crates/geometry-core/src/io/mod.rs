@@ -1,0 +1,1 @@
+//! Mesh file I/O (SKELETON: being written by a helper).

@@ -1,0 +1,267 @@
+//! Topological and geometric facts about a validated mesh.
+
+use crate::{Aabb, DVec3, SolidError};
+
+/// What [`TriMesh::new`](crate::TriMesh::new) found out about a mesh that is valid but may not
+/// be a closed surface.
+///
+/// Edges are counted undirected: an edge `{i, j}` is *used* once by every face that has `i` and `j`
+/// as consecutive corners. A mesh is
+/// * **closed** when every edge is used by exactly two faces (no holes, no fins);
+/// * **consistently oriented** when, for every edge used twice, the two faces traverse it in
+///   opposite directions;
+/// * **outward** when it is closed, consistently oriented and its signed volume is positive.
+///
+/// Vertex-manifoldness (two surface sheets touching at a single vertex) is not checked.
+///
+/// ```
+/// use geometry_core::generators::octa_sphere;
+/// let r = octa_sphere(0).unwrap().report().clone();
+/// assert_eq!((r.vertex_count(), r.edge_count(), r.face_count()), (6, 12, 8));
+/// assert_eq!(r.euler_characteristic(), 2);
+/// assert_eq!(r.boundary_edges(), 0);
+/// assert_eq!(r.connected_components(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshReport {
+    vertex_count: usize,
+    unreferenced_vertices: usize,
+    face_count: usize,
+    edge_count: usize,
+    boundary_edges: usize,
+    non_manifold_edges: usize,
+    inconsistent_edges: usize,
+    connected_components: usize,
+    signed_volume: f64,
+    total_area: f64,
+    bounding_box: Aabb,
+    face_normals: Vec<DVec3>,
+    face_areas: Vec<f64>,
+}
+
+impl MeshReport {
+    /// Analyses validated arrays (finite vertices, in-range indices, non-degenerate faces).
+    pub(crate) fn compute(vertices: &[DVec3], faces: &[[u32; 3]]) -> Self {
+        let bounding_box = Aabb::from_points(vertices).expect("validated: non-empty and finite");
+
+        // Undirected edge uses as (low, high, forward) sorted so that all uses of an edge are
+        // adjacent. Sorting is deterministic and faster than hashing for millions of edges.
+        let mut uses: Vec<(u32, u32, bool)> = Vec::with_capacity(faces.len() * 3);
+        for &[a, b, c] in faces {
+            for (i, j) in [(a, b), (b, c), (c, a)] {
+                uses.push((i.min(j), i.max(j), i < j));
+            }
+        }
+        uses.sort_unstable();
+        let (mut edge_count, mut boundary_edges, mut non_manifold_edges, mut inconsistent_edges) =
+            (0, 0, 0, 0);
+        for group in uses.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+            edge_count += 1;
+            match group.len() {
+                1 => boundary_edges += 1,
+                2 => {
+                    if group[0].2 == group[1].2 {
+                        inconsistent_edges += 1;
+                    }
+                }
+                _ => non_manifold_edges += 1,
+            }
+        }
+
+        let mut referenced = vec![false; vertices.len()];
+        let mut components = UnionFind::new(vertices.len());
+        for &[a, b, c] in faces {
+            for i in [a, b, c] {
+                referenced[i as usize] = true;
+            }
+            components.union(a as usize, b as usize);
+            components.union(a as usize, c as usize);
+        }
+        let unreferenced_vertices = referenced.iter().filter(|&&r| !r).count();
+        let connected_components =
+            (0..vertices.len()).filter(|&v| referenced[v] && components.find(v) == v).count();
+
+        // Signed volume relative to the box centre: the same value for a closed mesh, with far
+        // less cancellation than relative to a distant origin.
+        let origin = bounding_box.center();
+        let mut signed_volume = 0.0;
+        let mut total_area = 0.0;
+        let mut face_normals = Vec::with_capacity(faces.len());
+        let mut face_areas = Vec::with_capacity(faces.len());
+        for &[a, b, c] in faces {
+            let (pa, pb, pc) =
+                (vertices[a as usize] - origin, vertices[b as usize] - origin, vertices[c as usize] - origin);
+            let n = (pb - pa).cross(pc - pa);
+            let len = n.length();
+            // Non-degenerate faces can still underflow to a zero cross product; keep the normal
+            // finite (zero) rather than NaN in that case.
+            face_normals.push(if len > 0.0 { n / len } else { DVec3::ZERO });
+            face_areas.push(0.5 * len);
+            total_area += 0.5 * len;
+            signed_volume += pa.dot(pb.cross(pc)) / 6.0;
+        }
+
+        Self {
+            vertex_count: vertices.len(),
+            unreferenced_vertices,
+            face_count: faces.len(),
+            edge_count,
+            boundary_edges,
+            non_manifold_edges,
+            inconsistent_edges,
+            connected_components,
+            signed_volume,
+            total_area,
+            bounding_box,
+            face_normals,
+            face_areas,
+        }
+    }
+
+    /// Number of vertices, referenced or not.
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// Number of vertices that no face uses.
+    pub fn unreferenced_vertices(&self) -> usize {
+        self.unreferenced_vertices
+    }
+
+    /// Number of faces.
+    pub fn face_count(&self) -> usize {
+        self.face_count
+    }
+
+    /// Number of distinct undirected edges.
+    pub fn edge_count(&self) -> usize {
+        self.edge_count
+    }
+
+    /// Number of edges used by exactly one face (the rims of holes).
+    pub fn boundary_edges(&self) -> usize {
+        self.boundary_edges
+    }
+
+    /// Number of edges used by three or more faces.
+    pub fn non_manifold_edges(&self) -> usize {
+        self.non_manifold_edges
+    }
+
+    /// Number of edges used by two faces that traverse it in the same direction.
+    pub fn inconsistent_edges(&self) -> usize {
+        self.inconsistent_edges
+    }
+
+    /// Number of connected pieces (faces connected through shared vertices).
+    pub fn connected_components(&self) -> usize {
+        self.connected_components
+    }
+
+    /// Whether every edge is used by exactly two faces.
+    pub fn is_closed(&self) -> bool {
+        self.boundary_edges == 0 && self.non_manifold_edges == 0
+    }
+
+    /// Whether every edge used twice is traversed in opposite directions (and none is used more).
+    pub fn is_consistently_oriented(&self) -> bool {
+        self.inconsistent_edges == 0 && self.non_manifold_edges == 0
+    }
+
+    /// Whether the mesh is closed, consistently oriented, and encloses positive signed volume.
+    ///
+    /// ```
+    /// use geometry_core::generators::octa_sphere;
+    /// assert!(!octa_sphere(1).unwrap().flipped().report().is_outward());
+    /// ```
+    pub fn is_outward(&self) -> bool {
+        self.is_closed() && self.is_consistently_oriented() && self.signed_volume > 0.0
+    }
+
+    /// Euler characteristic `V - E + F`, counting only referenced vertices (2 for a sphere,
+    /// `2 - 2g` for a closed surface of genus `g`).
+    pub fn euler_characteristic(&self) -> i64 {
+        (self.vertex_count - self.unreferenced_vertices) as i64 - self.edge_count as i64
+            + self.face_count as i64
+    }
+
+    /// The enclosed volume, positive for outward faces (meaningful only for closed meshes).
+    pub fn signed_volume(&self) -> f64 {
+        self.signed_volume
+    }
+
+    /// The total surface area.
+    pub fn total_area(&self) -> f64 {
+        self.total_area
+    }
+
+    /// The bounding box of all vertices.
+    pub fn bounding_box(&self) -> Aabb {
+        self.bounding_box
+    }
+
+    /// Unit normal of every face, in face order (zero only if the cross product underflows).
+    pub fn face_normals(&self) -> &[DVec3] {
+        &self.face_normals
+    }
+
+    /// Area of every face, in face order.
+    pub fn face_areas(&self) -> &[f64] {
+        &self.face_areas
+    }
+
+    /// See [`TriMesh::require_solid`](crate::TriMesh::require_solid).
+    ///
+    /// # Errors
+    /// The first failing property, as documented there.
+    pub fn require_solid(&self) -> Result<(), SolidError> {
+        if self.boundary_edges > 0 {
+            return Err(SolidError::Open { boundary_edges: self.boundary_edges });
+        }
+        if self.non_manifold_edges > 0 {
+            return Err(SolidError::NonManifold { edges: self.non_manifold_edges });
+        }
+        if self.inconsistent_edges > 0 {
+            return Err(SolidError::InconsistentOrientation { edges: self.inconsistent_edges });
+        }
+        if self.signed_volume == 0.0 {
+            return Err(SolidError::ZeroVolume);
+        }
+        if self.signed_volume < 0.0 {
+            return Err(SolidError::InwardFacing { signed_volume: self.signed_volume });
+        }
+        Ok(())
+    }
+}
+
+/// Disjoint-set forest with path halving and union by size, for counting components.
+struct UnionFind {
+    parent: Vec<usize>,
+    size: Vec<usize>,
+}
+
+impl UnionFind {
+    fn new(n: usize) -> Self {
+        Self { parent: (0..n).collect(), size: vec![1; n] }
+    }
+
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (mut ra, mut rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return;
+        }
+        if self.size[ra] < self.size[rb] {
+            std::mem::swap(&mut ra, &mut rb);
+        }
+        self.parent[rb] = ra;
+        self.size[ra] += self.size[rb];
+    }
+}

@@ -1,0 +1,155 @@
+//! Exact orientation predicates.
+//!
+//! The sign of an orientation determinant decides the answer of every combinatorial geometric
+//! test in this workspace (which side of a plane, does a segment cross a triangle). Rounding can
+//! flip that sign when the points are nearly degenerate, so these functions use Jonathan
+//! Shewchuk's adaptive-precision predicates (through the [`robust`] crate): a fast floating-point
+//! evaluation with an error bound, refined with exact expansion arithmetic only when the bound
+//! cannot certify the sign. The returned sign is the sign of the *exact* determinant of the
+//! given `f64` coordinates.
+//!
+//! Conventions (both are right-handed):
+//! * [`orient2d`]`(a, b, c)` is the sign of `(b - a) × (c - a)`: positive when `a, b, c` turn
+//!   counter-clockwise.
+//! * [`orient3d`]`(a, b, c, d)` is the sign of `det[b - a, c - a, d - a] = ((b - a) × (c - a)) · (d - a)`:
+//!   positive when `d` lies on the side that the normal of the counter-clockwise triangle
+//!   `a, b, c` points to (the outside, for an outward-oriented mesh face).
+//!
+//! The inputs must be finite, and exactness holds as long as the intermediate products neither
+//! overflow nor underflow (coordinates with magnitudes roughly between `1e-70` and `1e70`).
+//!
+//! ```
+//! use geometry_core::predicates::{orient3d, Sign};
+//! use geometry_core::DVec3;
+//!
+//! let (a, b, c) = (DVec3::ZERO, DVec3::X, DVec3::Y);
+//! assert_eq!(orient3d(a, b, c, DVec3::Z), Sign::Positive);
+//! assert_eq!(orient3d(a, b, c, -DVec3::Z), Sign::Negative);
+//! // Exactly coplanar, even though 0.1 + 0.2 is not 0.3 in floating point.
+//! assert_eq!(orient3d(a, b, c, DVec3::new(0.1, 0.2, 0.0)), Sign::Zero);
+//! ```
+
+use crate::{DVec2, DVec3};
+
+/// The sign of an exact determinant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sign {
+    /// Strictly negative.
+    Negative,
+    /// Exactly zero: the points are degenerate (collinear or coplanar).
+    Zero,
+    /// Strictly positive.
+    Positive,
+}
+
+impl Sign {
+    /// The sign of `value`; `NaN` maps to [`Sign::Zero`] (inputs must be finite, see module docs).
+    ///
+    /// ```
+    /// use geometry_core::Sign;
+    /// assert_eq!(Sign::of(-2.5), Sign::Negative);
+    /// assert_eq!(Sign::of(0.0), Sign::Zero);
+    /// ```
+    #[inline]
+    pub fn of(value: f64) -> Sign {
+        if value > 0.0 {
+            Sign::Positive
+        } else if value < 0.0 {
+            Sign::Negative
+        } else {
+            Sign::Zero
+        }
+    }
+
+    /// The sign as `-1`, `0` or `1`.
+    ///
+    /// ```
+    /// use geometry_core::Sign;
+    /// assert_eq!(Sign::Negative.as_i32(), -1);
+    /// ```
+    #[inline]
+    pub fn as_i32(self) -> i32 {
+        match self {
+            Sign::Negative => -1,
+            Sign::Zero => 0,
+            Sign::Positive => 1,
+        }
+    }
+
+    /// The opposite sign.
+    ///
+    /// ```
+    /// use geometry_core::Sign;
+    /// assert_eq!(Sign::Positive.flip(), Sign::Negative);
+    /// assert_eq!(Sign::Zero.flip(), Sign::Zero);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn flip(self) -> Sign {
+        match self {
+            Sign::Negative => Sign::Positive,
+            Sign::Zero => Sign::Zero,
+            Sign::Positive => Sign::Negative,
+        }
+    }
+}
+
+#[inline]
+fn c2(p: DVec2) -> robust::Coord<f64> {
+    robust::Coord { x: p.x, y: p.y }
+}
+
+#[inline]
+fn c3(p: DVec3) -> robust::Coord3D<f64> {
+    robust::Coord3D { x: p.x, y: p.y, z: p.z }
+}
+
+/// Exact sign of `(b - a) × (c - a)`: positive when `a, b, c` are counter-clockwise.
+///
+/// ```
+/// use geometry_core::predicates::{orient2d, Sign};
+/// use geometry_core::DVec2;
+/// assert_eq!(orient2d(DVec2::ZERO, DVec2::X, DVec2::Y), Sign::Positive);
+/// assert_eq!(orient2d(DVec2::ZERO, DVec2::X, DVec2::new(2.0, 0.0)), Sign::Zero);
+/// ```
+#[inline]
+pub fn orient2d(a: DVec2, b: DVec2, c: DVec2) -> Sign {
+    // robust::orient2d is positive for counter-clockwise (a, b, c): the same convention.
+    Sign::of(robust::orient2d(c2(a), c2(b), c2(c)))
+}
+
+/// Exact sign of `det[b - a, c - a, d - a]`: positive when `d` is on the side the normal of the
+/// counter-clockwise triangle `a, b, c` points to.
+///
+/// ```
+/// use geometry_core::predicates::{orient3d, Sign};
+/// use geometry_core::DVec3;
+/// assert_eq!(orient3d(DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z), Sign::Positive);
+/// ```
+#[inline]
+pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> Sign {
+    // robust::orient3d(a, b, c, d) = det[a - d, b - d, c - d], which is positive when d lies
+    // *below* the counter-clockwise triangle a, b, c: the opposite of our convention.
+    Sign::of(robust::orient3d(c3(a), c3(b), c3(c), c3(d))).flip()
+}
+
+/// Exact test whether three points in space are collinear (including coincident points).
+///
+/// Three points are collinear exactly when the cross product `(b - a) × (c - a)` is the zero
+/// vector, i.e. when all three of its components, which are the 2D orientations of the
+/// projections onto the coordinate planes, vanish.
+///
+/// ```
+/// use geometry_core::predicates::collinear3d;
+/// use geometry_core::DVec3;
+/// assert!(collinear3d(DVec3::ZERO, DVec3::ONE, DVec3::splat(3.0)));
+/// assert!(!collinear3d(DVec3::ZERO, DVec3::X, DVec3::Y));
+/// ```
+pub fn collinear3d(a: DVec3, b: DVec3, c: DVec3) -> bool {
+    let xy = |p: DVec3| DVec2::new(p.x, p.y);
+    let yz = |p: DVec3| DVec2::new(p.y, p.z);
+    let zx = |p: DVec3| DVec2::new(p.z, p.x);
+    orient2d(xy(a), xy(b), xy(c)) == Sign::Zero
+        && orient2d(yz(a), yz(b), yz(c)) == Sign::Zero
+        && orient2d(zx(a), zx(b), zx(c)) == Sign::Zero
+}

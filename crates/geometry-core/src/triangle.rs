@@ -1,0 +1,124 @@
+//! Triangles.
+
+use crate::predicates::collinear3d;
+use crate::{Aabb, DVec3};
+
+/// A triangle given by its three corners; counter-clockwise order defines the normal.
+///
+/// ```
+/// use geometry_core::{Triangle, DVec3};
+/// let t = Triangle::new(DVec3::ZERO, DVec3::X, DVec3::Y);
+/// assert_eq!(t.area(), 0.5);
+/// assert_eq!(t.unit_normal(), Some(DVec3::Z));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Triangle {
+    /// First corner.
+    pub a: DVec3,
+    /// Second corner.
+    pub b: DVec3,
+    /// Third corner.
+    pub c: DVec3,
+}
+
+impl Triangle {
+    /// A triangle from its corners (no validation: see [`Triangle::is_degenerate`]).
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// let t = Triangle::new(DVec3::ZERO, DVec3::X, DVec3::Y);
+    /// assert_eq!(t.b, DVec3::X);
+    /// ```
+    #[inline]
+    pub const fn new(a: DVec3, b: DVec3, c: DVec3) -> Self {
+        Self { a, b, c }
+    }
+
+    /// The non-normalised normal `(b - a) × (c - a)`, whose length is twice the area.
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::X, DVec3::Y).normal(), DVec3::Z);
+    /// ```
+    #[inline]
+    pub fn normal(&self) -> DVec3 {
+        (self.b - self.a).cross(self.c - self.a)
+    }
+
+    /// The unit normal, or `None` when the computed normal cannot be normalised.
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::X, DVec3::X).unit_normal(), None);
+    /// ```
+    #[inline]
+    pub fn unit_normal(&self) -> Option<DVec3> {
+        self.normal().try_normalize()
+    }
+
+    /// The area.
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::new(2.0, 0.0, 0.0), DVec3::Y).area(), 1.0);
+    /// ```
+    #[inline]
+    pub fn area(&self) -> f64 {
+        0.5 * self.normal().length()
+    }
+
+    /// The centroid.
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::splat(3.0), DVec3::ZERO).centroid(), DVec3::ONE);
+    /// ```
+    #[inline]
+    pub fn centroid(&self) -> DVec3 {
+        (self.a + self.b + self.c) / 3.0
+    }
+
+    /// The bounding box of the corners.
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::X, DVec3::Y).aabb().max, DVec3::new(1.0, 1.0, 0.0));
+    /// ```
+    #[inline]
+    pub fn aabb(&self) -> Aabb {
+        Aabb { min: self.a.min(self.b).min(self.c), max: self.a.max(self.b).max(self.c) }
+    }
+
+    /// Whether the corners are exactly collinear (zero area), decided by exact predicates.
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// assert!(Triangle::new(DVec3::ZERO, DVec3::ONE, DVec3::splat(0.5)).is_degenerate());
+    /// ```
+    pub fn is_degenerate(&self) -> bool {
+        collinear3d(self.a, self.b, self.c)
+    }
+
+    /// The same triangle with the opposite orientation.
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::X, DVec3::Y).flipped().normal(), -DVec3::Z);
+    /// ```
+    #[must_use]
+    pub fn flipped(&self) -> Triangle {
+        Triangle { a: self.a, b: self.c, c: self.b }
+    }
+
+    /// Signed volume of the tetrahedron (origin, a, b, c): `a · (b × c) / 6`.
+    /// Summed over a closed mesh, it gives the enclosed volume.
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// assert_eq!(Triangle::new(DVec3::X, DVec3::Y, DVec3::Z).signed_volume_from_origin(), 1.0 / 6.0);
+    /// ```
+    #[inline]
+    pub fn signed_volume_from_origin(&self) -> f64 {
+        self.a.dot(self.b.cross(self.c)) / 6.0
+    }
+}
