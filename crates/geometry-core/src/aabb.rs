@@ -46,6 +46,21 @@ impl Aabb {
         }
     }
 
+    /// Checks the invariant of a box whose public fields may have been set directly:
+    /// finite coordinates and `min <= max`. Returns the box unchanged when it holds.
+    ///
+    /// # Errors
+    /// As [`Aabb::new`].
+    ///
+    /// ```
+    /// use geometry_core::{Aabb, DVec3};
+    /// let bad = Aabb { min: DVec3::ONE, max: DVec3::ZERO };
+    /// assert!(bad.validate().is_err());
+    /// ```
+    pub fn validate(self) -> Result<Self, GeometryError> {
+        Aabb::new(self.min, self.max)
+    }
+
     /// The box centred at `center` with half-widths `half_extents` (each `>= 0`).
     ///
     /// # Errors

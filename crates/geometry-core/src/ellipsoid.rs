@@ -40,14 +40,17 @@ impl Ellipsoid {
         if !orientation.is_finite() {
             return Err(GeometryError::NonFinite { what: "ellipsoid orientation" });
         }
-        let len = orientation.length();
-        if len == 0.0 || !len.is_normal() {
+        // Scale by the largest component before normalising so that tiny or huge (but finite,
+        // non-zero) quaternions normalise without underflow or overflow.
+        let largest = glam::DVec4::from(orientation).abs().max_element();
+        if largest == 0.0 {
             return Err(GeometryError::ZeroVector { what: "ellipsoid orientation" });
         }
+        let scaled = orientation / largest;
         if let Some(&bad) = semi_axes.to_array().iter().find(|&&a| a <= 0.0) {
             return Err(GeometryError::NonPositive { what: "ellipsoid semi-axis", value: bad });
         }
-        Ok(Self { center, orientation: orientation / len, semi_axes })
+        Ok(Self { center, orientation: scaled / scaled.length(), semi_axes })
     }
 
     /// The centre.

@@ -34,7 +34,8 @@ pub enum GeometryError {
         /// The `max` corner given.
         max: [f64; 3],
     },
-    /// A direction or normal vector was zero (or so small that it cannot be normalised).
+    /// A direction, normal or quaternion was exactly zero (any other finite value is normalised
+    /// without underflow, by scaling with its largest component first).
     #[error("{what} must be a non-zero vector")]
     ZeroVector {
         /// Which vector was bad.

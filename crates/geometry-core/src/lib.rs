@@ -51,3 +51,13 @@ pub use triangle::Triangle;
 pub(crate) fn check_finite(what: &'static str, v: DVec3) -> Result<DVec3, GeometryError> {
     if v.is_finite() { Ok(v) } else { Err(GeometryError::NonFinite { what }) }
 }
+
+/// Normalises `v` without overflow or underflow: scales by the largest component first, so
+/// that any finite non-zero vector yields a unit vector. `None` for zero or non-finite input.
+pub(crate) fn normalize_scaled(v: DVec3) -> Option<DVec3> {
+    let largest = v.abs().max_element();
+    if largest == 0.0 || !largest.is_finite() {
+        return None;
+    }
+    (v / largest).try_normalize()
+}

@@ -1,14 +1,18 @@
 //! Meshes and point sets used by the papers' experiments.
 //!
-//! * [`octa_sphere`]: the unit-sphere approximation of Muth et al. (8 · 4^level triangles).
-//! * [`foam`]: a closed, highly non-convex gyroid foam standing in for the paper's foam meshes.
-//! * [`point_grid`] and [`surrounding_cube`]: the regular `n³` test-point grids.
+//! * [`octa_sphere()`]: the unit-sphere approximation of Muth et al. (8 · 4^level triangles).
+//! * [`foam()`]: a closed, highly non-convex gyroid foam standing in for the paper's foam meshes.
+//! * [`point_grid()`] and [`surrounding_cube`]: the regular `n³` test-point grids.
 
-mod foam;
+pub mod foam;
+mod marching_tetrahedra;
 mod octa_sphere;
 mod point_grid;
 
-pub use foam::{FoamSize, foam, foam_with_resolution};
+pub use foam::{
+    FOAM_PERIODS, FOAM_THRESHOLD, FoamSize, MAX_FOAM_RESOLUTION, MIN_FOAM_RESOLUTION, foam,
+    foam_with_resolution,
+};
 pub use octa_sphere::{MAX_OCTA_SPHERE_LEVEL, octa_sphere};
 pub use point_grid::{point_grid, surrounding_cube};
 

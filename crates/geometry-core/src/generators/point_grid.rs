@@ -5,6 +5,9 @@ use crate::{Aabb, DVec3};
 
 /// The cube centred on `aabb`'s centre whose edge is `aabb`'s longest edge times `1 + 2·margin`.
 ///
+/// The result always contains `aabb`; where rounding would make the cube miss it by an ulp, the
+/// cube is widened to the box (so it is a cube up to rounding).
+///
 /// # Errors
 /// [`GeneratorError::Geometry`] for a negative or non-finite margin.
 ///
@@ -24,8 +27,11 @@ pub fn surrounding_cube(aabb: &Aabb, margin: f64) -> Result<Aabb, GeneratorError
             crate::GeometryError::NonPositive { what: "surrounding_cube margin", value: margin }.into()
         );
     }
-    let half = 0.5 * aabb.longest_edge() * (1.0 + 2.0 * margin);
-    Ok(Aabb::from_center_half_extents(aabb.center(), DVec3::splat(half))?)
+    let half = DVec3::splat(0.5 * aabb.longest_edge() * (1.0 + 2.0 * margin));
+    let center = aabb.center();
+    // Centre and half-edge are rounded separately, so `center ± half` can miss the box by an
+    // ulp; widening to the box keeps the promise that the cube contains it.
+    Ok(Aabb::new((center - half).min(aabb.min), (center + half).max(aabb.max))?)
 }
 
 /// `n³` points at the centres of an `n × n × n` cell grid over `region`, in x-fastest order
