@@ -1,1 +1,21 @@
-//! Bench scenarios.
+//! Benchmark tooling for the collide workspace: the suites behind `cargo xtask bench`, their
+//! sweep runners and peer adapters, and the report writers every suite shares.
+//!
+//! * [`suites`]: the [`Suite`](suites::Suite) trait, the [`SUITES`](suites::SUITES) registry and
+//!   the runner. Each suite writes `docs/results/SUITE.{md,csv,json}` and `SUITE-PLOT.svg`.
+//! * [`report`]: Markdown tables, CSV, JSON records, log-log SVG plots and the run description
+//!   (machine, date, command, commit, compiler, mode).
+//! * [`timing`]: median/min of repeated, batched wall-clock measurements.
+//! * [`peers`]: optional Python peers in `.venv-peers/`, found at run time.
+//! * [`progress`]: progress of long sweeps on standard error.
+//!
+//! Criterion micro-benchmarks live in `benches/benches/`.
+
+pub mod error;
+pub mod peers;
+pub mod progress;
+pub mod report;
+pub mod suites;
+pub mod timing;
+
+pub use error::BenchError;
