@@ -4,6 +4,8 @@
 //! search over faces) and geometric ones from closed forms (volumes and areas of the octahedron,
 //! cube, tetrahedron and torus, `4^(L+1) + 2` vertices of the octahedral sphere, ...).
 
+mod common;
+
 use std::collections::{HashMap, HashSet};
 use std::f64::consts::PI;
 
@@ -524,14 +526,7 @@ fn doubly_covered_triangle_has_zero_volume() {
 // Transforms
 // ---------------------------------------------------------------------------------------------
 
-fn unit_quat() -> impl Strategy<Value = DQuat> {
-    [-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64]
-        .prop_filter("not too short", |q| q.iter().map(|c| c * c).sum::<f64>() > 0.01)
-        .prop_map(|q| {
-            let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-            DQuat::from_xyzw(q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-        })
-}
+use common::unit_quat;
 
 /// The rotation matrix of a unit quaternion, from the textbook formula.
 fn rotation_matrix(q: DQuat) -> DMat3 {

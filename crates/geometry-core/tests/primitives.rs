@@ -5,6 +5,8 @@
 //! sampling along rays), from exact rational arithmetic on small dyadic inputs, and from an
 //! independent parameterisation of the ellipsoid surface, never from the function under test.
 
+mod common;
+
 use geometry_core::{Aabb, DQuat, DVec3, Ellipsoid, GeometryError, Plane, Ray, Segment, Sphere, Triangle};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -47,14 +49,7 @@ fn small_int_aabb() -> impl Strategy<Value = Aabb> {
     (v(), v()).prop_map(|(p, q)| Aabb::new(p.min(q), p.max(q)).unwrap())
 }
 
-fn unit_quat() -> impl Strategy<Value = DQuat> {
-    [-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64]
-        .prop_filter("not too short", |q| q.iter().map(|c| c * c).sum::<f64>() > 0.01)
-        .prop_map(|q| {
-            let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-            DQuat::from_xyzw(q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-        })
-}
+use common::unit_quat;
 
 fn unit_vector() -> impl Strategy<Value = DVec3> {
     vec3(-1.0..1.0f64).prop_filter("not too short", |v| v.length() > 0.1).prop_map(DVec3::normalize)
