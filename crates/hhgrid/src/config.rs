@@ -1,0 +1,117 @@
+//! Every parameter the thesis names, plus the options beyond it.
+
+use crate::HhGridError;
+
+/// How [`update`](contact_core::BroadPhase::update) adapts the structure to moved objects
+/// (thesis §2.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum UpdateStrategy {
+    /// Algorithm 2: recompute each updated object's cell; move it only when its cell (or, after a
+    /// size change, its grid) changes. O(1) per update; the thesis's strategy of choice.
+    #[default]
+    Incremental,
+    /// Store the new boxes and, before the next detection or query, clear every grid and
+    /// reinsert all objects (the thesis's simple alternative, benchmarked in its Fig. 25).
+    ClearAndReinsert,
+}
+
+/// The order of the pairs that detection reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PairOrder {
+    /// The traversal order of Algorithm 4 (grids from fine to coarse, occupied cells in list
+    /// order). Deterministic for a given history of operations; the fastest.
+    #[default]
+    Traversal,
+    /// Sorted by handle (each pair `(a, b)` has `a < b`): the same output for the same set of
+    /// objects whatever the order in which they were inserted, updated or removed.
+    Sorted,
+}
+
+/// Configuration of a [`HierarchicalHashGrid`](crate::HierarchicalHashGrid).
+///
+/// [`HhGridConfig::thesis`] gives the exact parameters of the thesis's benchmarks (§4);
+/// [`Default`] gives this crate's tuned defaults (smaller cell reserve, same geometry).
+///
+/// ```
+/// use hhgrid::{HhGridConfig, UpdateStrategy};
+/// let mut config = HhGridConfig::thesis();
+/// assert_eq!((config.hierarchy_factor, config.initial_cells, config.cell_reserve), (2.0, [16, 16, 16], 16));
+/// config.update_strategy = UpdateStrategy::ClearAndReinsert;
+/// assert!(config.validate().is_ok());
+/// config.initial_cells = [16, 6, 16];
+/// assert!(config.validate().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct HhGridConfig {
+    /// Ratio of the cell sizes of two successive grid levels (`f_hierarchy`, thesis §3.3).
+    /// Must be at least 1.01 (finer ratios give no benefit and would erode the floating-point
+    /// margin that the one-cell-per-object scheme relies on). Thesis default: 2.
+    pub hierarchy_factor: f64,
+    /// Cells per axis of a newly created grid: powers of two, each at least 4 (thesis §3.8).
+    /// Thesis default: 16 × 16 × 16.
+    pub initial_cells: [u32; 3],
+    /// Objects per cell above which a grid grows ×8 (each axis doubled), thesis §3.4.
+    /// Thesis default: 1/8.
+    pub max_density: f64,
+    /// Initial capacity reserved for a cell's object container (thesis §3.9 suggests 16).
+    pub cell_reserve: usize,
+    /// Below this many objects, pairs are found by an all-pairs test without building grids;
+    /// the switch to grids happens once, irreversibly, when the count exceeds it (thesis §3.7).
+    /// Thesis default: 32 (0 builds grids from the first object).
+    pub all_pairs_threshold: usize,
+    /// How updates are applied (thesis §2.6).
+    pub update_strategy: UpdateStrategy,
+    /// The order of reported pairs.
+    pub pair_order: PairOrder,
+    /// Whether [`find_pairs`](contact_core::BroadPhase::find_pairs) runs in parallel (rayon).
+    /// The output is identical either way.
+    pub parallel: bool,
+}
+
+/// The largest number of cells per axis: keeps cell indices within `u32` and neighbour
+/// offsets within `i32` (thesis §3.1: 32-bit offsets address up to 1024³ cells).
+pub const MAX_CELLS_PER_AXIS: u32 = 1024;
+
+impl HhGridConfig {
+    /// The parameters of the thesis's benchmarks (§4): factor 2, 16³ initial cells, growth at
+    /// 1/8 object per cell, 16 reserved slots per cell, all-pairs below 32 objects.
+    pub fn thesis() -> Self {
+        Self {
+            hierarchy_factor: 2.0,
+            initial_cells: [16, 16, 16],
+            max_density: 0.125,
+            cell_reserve: 16,
+            all_pairs_threshold: 32,
+            update_strategy: UpdateStrategy::Incremental,
+            pair_order: PairOrder::Traversal,
+            parallel: false,
+        }
+    }
+
+    /// Checks every field.
+    ///
+    /// # Errors
+    /// [`HhGridError::InvalidConfig`] naming the first bad field.
+    pub fn validate(&self) -> Result<(), HhGridError> {
+        let bad =
+            |field: &'static str, reason: &'static str| Err(HhGridError::InvalidConfig { field, reason });
+        if !(self.hierarchy_factor.is_finite() && self.hierarchy_factor >= 1.01) {
+            return bad("hierarchy_factor", "must be finite and at least 1.01");
+        }
+        if self.initial_cells.iter().any(|&n| n < 4 || !n.is_power_of_two() || n > MAX_CELLS_PER_AXIS) {
+            return bad("initial_cells", "each must be a power of two between 4 and 1024");
+        }
+        if !(self.max_density.is_finite() && self.max_density > 0.0) {
+            return bad("max_density", "must be finite and > 0");
+        }
+        Ok(())
+    }
+}
+
+impl Default for HhGridConfig {
+    /// The thesis's geometry with a smaller cell reserve (most cells hold one or two objects at
+    /// the thesis's densities, and the container keeps up to four inline without allocating).
+    fn default() -> Self {
+        Self { cell_reserve: 0, ..Self::thesis() }
+    }
+}

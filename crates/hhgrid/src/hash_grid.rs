@@ -1,0 +1,255 @@
+//! One hash grid of the hierarchy (thesis §2.5, §3.1, §3.2, §3.4).
+//!
+//! Space is divided into cubic cells of edge `cell_size`; a cell with integer coordinates
+//! `(i, j, k)` is stored at `(i mod nx, j mod ny, k mod nz)` of a block of `nx × ny × nz` cells
+//! (powers of two), so that cells adjacent in space stay adjacent in storage ("geometrically based
+//! hashing"). The modulo is a bit mask on the two's-complement integer, which is correct for
+//! negative coordinates (thesis Code Snippets 8–11 handle the sign by hand).
+//!
+//! Storage is compact, because at the thesis's density (growth beyond 1/8 object per cell) most
+//! cells are empty:
+//! * `cells`: one `u32` per cell, the index of its entry in `occupied` or [`EMPTY`];
+//! * `occupied`: the occupied cells (the thesis's grid-global list of §3.4), each with its object
+//!   container; removing the last object swap-removes the entry in O(1).
+//!
+//! Neighbour offsets are precomputed (thesis §3.1, Figs. 11–12): one table of 27 offsets shared
+//! by all inner cells, and one table for each of the 26 kinds of border cell (on the low or high
+//! face along each axis), with the periodic wrap built in. A cell finds its table from its
+//! coordinates, so no per-cell pointer is stored.
+
+use geometry_core::DVec3;
+use smallvec::SmallVec;
+
+/// Marks an empty cell in [`HashGrid::cells`].
+pub(crate) const EMPTY: u32 = u32::MAX;
+
+/// Beyond this many cells from the origin, `f64` can no longer place a box in a cell reliably
+/// (thesis eq. 3.2.2); such objects are kept in the test-against-everything container.
+const MAX_CELL_COORDINATE: f64 = (1u64 << 40) as f64;
+
+/// The object container of a cell. Up to four objects are stored inline.
+pub(crate) type CellObjects = SmallVec<[u32; 4]>;
+
+/// An occupied cell: its index in `cells` and its objects.
+#[derive(Debug, Clone)]
+pub(crate) struct OccupiedCell {
+    pub(crate) cell: u32,
+    pub(crate) objects: CellObjects,
+}
+
+/// Neighbour direction index `n = (dx+1) + 3(dy+1) + 9(dz+1)`; 13 is the cell itself and
+/// 14..27 are the 13 "forward" neighbours tested within a grid (half of the 26, thesis Fig. 17).
+pub(crate) const SELF_NEIGHBOUR: usize = 13;
+
+/// One hash grid.
+#[derive(Debug, Clone)]
+pub(crate) struct HashGrid {
+    /// Hierarchy level `k`: the cell size is `c0 · f^k`.
+    pub(crate) level: i32,
+    pub(crate) cell_size: f64,
+    inv_cell_size: f64,
+    /// The cell size of level `k - 1`: objects at least this large belong here (thesis eq. 3.3.3).
+    pub(crate) min_object_size: f64,
+    bits: [u32; 3],
+    pub(crate) cells: Vec<u32>,
+    pub(crate) occupied: Vec<OccupiedCell>,
+    /// Offset tables by border class `cx + 3 cy + 9 cz` (class 0: low face, 1: inner, 2: high face).
+    offsets: Box<[[i32; 27]; 27]>,
+    pub(crate) object_count: usize,
+    cell_reserve: usize,
+}
+
+impl HashGrid {
+    pub(crate) fn new(
+        level: i32,
+        cell_size: f64,
+        min_object_size: f64,
+        dims: [u32; 3],
+        cell_reserve: usize,
+    ) -> Self {
+        let bits = dims.map(u32::trailing_zeros);
+        let total = 1usize << (bits[0] + bits[1] + bits[2]);
+        let mut grid = Self {
+            level,
+            cell_size,
+            inv_cell_size: 1.0 / cell_size,
+            min_object_size,
+            bits,
+            cells: vec![EMPTY; total],
+            occupied: Vec::new(),
+            offsets: Box::new([[0; 27]; 27]),
+            object_count: 0,
+            cell_reserve,
+        };
+        grid.compute_offsets();
+        grid
+    }
+
+    pub(crate) fn dims(&self) -> [u32; 3] {
+        self.bits.map(|b| 1 << b)
+    }
+
+    pub(crate) fn cell_count(&self) -> usize {
+        self.cells.len()
+    }
+
+    fn compute_offsets(&mut self) {
+        let dims = self.dims();
+        let strides = [1i64, i64::from(dims[0]), i64::from(dims[0]) * i64::from(dims[1])];
+        // offset[axis][class][delta + 1]
+        let axis_offset = |axis: usize, class: usize, delta: i64| -> i64 {
+            let (n, s) = (i64::from(dims[axis]), strides[axis]);
+            match (class, delta) {
+                (_, 0) => 0,
+                (2, 1) => -(n - 1) * s,
+                (_, 1) => s,
+                (0, -1) => (n - 1) * s,
+                (_, _) => -s,
+            }
+        };
+        for class in 0..27 {
+            let (cx, cy, cz) = (class % 3, (class / 3) % 3, class / 9);
+            for n in 0..27 {
+                let (dx, dy, dz) = ((n % 3) as i64 - 1, ((n / 3) % 3) as i64 - 1, (n / 9) as i64 - 1);
+                let offset = axis_offset(0, cx, dx) + axis_offset(1, cy, dy) + axis_offset(2, cz, dz);
+                self.offsets[class][n] = i32::try_from(offset).expect("at most 1024 cells per axis");
+            }
+        }
+    }
+
+    /// Integer cell coordinates of `p` (unbounded, before hashing), or `None` when `p` is too far
+    /// from the origin relative to the cell size for `f64` to place it reliably.
+    #[inline]
+    pub(crate) fn coordinates(&self, p: DVec3) -> Option<[i64; 3]> {
+        let q = p * self.inv_cell_size;
+        if q.abs().max_element() < MAX_CELL_COORDINATE {
+            let f = q.floor();
+            Some([f.x as i64, f.y as i64, f.z as i64])
+        } else {
+            None
+        }
+    }
+
+    /// The storage index of the cell with coordinates `c` (modulo by bit masks).
+    #[inline]
+    pub(crate) fn hash(&self, c: [i64; 3]) -> u32 {
+        let [bx, by, bz] = self.bits;
+        let mask = |b: u32| (1i64 << b) - 1;
+        ((c[0] & mask(bx)) | ((c[1] & mask(by)) << bx) | ((c[2] & mask(bz)) << (bx + by))) as u32
+    }
+
+    /// The neighbour offset table of a cell (27 entries, index [`SELF_NEIGHBOUR`] is 0).
+    #[inline]
+    pub(crate) fn neighbour_offsets(&self, cell: u32) -> &[i32; 27] {
+        let [bx, by, bz] = self.bits;
+        let class = |v: u32, bits: u32| -> usize {
+            let max = (1u32 << bits) - 1;
+            if v == 0 {
+                0
+            } else if v == max {
+                2
+            } else {
+                1
+            }
+        };
+        let x = cell & ((1 << bx) - 1);
+        let y = (cell >> bx) & ((1 << by) - 1);
+        let z = cell >> (bx + by);
+        &self.offsets[class(x, bx) + 3 * class(y, by) + 9 * class(z, bz)]
+    }
+
+    /// The objects of cell `cell`, if it is occupied.
+    #[inline]
+    pub(crate) fn objects_in(&self, cell: u32) -> Option<&CellObjects> {
+        let slot = self.cells[cell as usize];
+        (slot != EMPTY).then(|| &self.occupied[slot as usize].objects)
+    }
+
+    /// Adds `object` to `cell`; returns its position in the cell's container.
+    pub(crate) fn insert(&mut self, object: u32, cell: u32) -> u32 {
+        let slot = self.cells[cell as usize];
+        let objects = if slot == EMPTY {
+            self.cells[cell as usize] = self.occupied.len() as u32;
+            let objects = if self.cell_reserve > 4 {
+                CellObjects::with_capacity(self.cell_reserve)
+            } else {
+                CellObjects::new()
+            };
+            self.occupied.push(OccupiedCell { cell, objects });
+            &mut self.occupied.last_mut().expect("just pushed").objects
+        } else {
+            &mut self.occupied[slot as usize].objects
+        };
+        objects.push(object);
+        self.object_count += 1;
+        (objects.len() - 1) as u32
+    }
+
+    /// Removes the object at `position` of `cell` by swap-remove; returns the object that moved
+    /// into `position`, whose stored position the caller must update.
+    pub(crate) fn remove(&mut self, cell: u32, position: u32) -> Option<u32> {
+        let slot = self.cells[cell as usize] as usize;
+        let objects = &mut self.occupied[slot].objects;
+        objects.swap_remove(position as usize);
+        self.object_count -= 1;
+        let moved = objects.get(position as usize).copied();
+        if objects.is_empty() {
+            // The cell leaves the occupied list, also by swap-remove (thesis §3.5).
+            self.occupied.swap_remove(slot);
+            self.cells[cell as usize] = EMPTY;
+            if let Some(moved_cell) = self.occupied.get(slot) {
+                self.cells[moved_cell.cell as usize] = slot as u32;
+            }
+        }
+        moved
+    }
+
+    /// Empties the grid in O(occupied cells) and returns its objects in traversal order.
+    pub(crate) fn drain(&mut self) -> Vec<u32> {
+        let mut objects = Vec::with_capacity(self.object_count);
+        for occupied in self.occupied.drain(..) {
+            self.cells[occupied.cell as usize] = EMPTY;
+            objects.extend_from_slice(&occupied.objects);
+        }
+        self.object_count = 0;
+        objects
+    }
+
+    /// Doubles the cells along every axis (×8 in all, thesis §3.4); returns the objects, which the
+    /// caller must reinsert. Returns `None` (and changes nothing) at the size limit.
+    pub(crate) fn grow(&mut self) -> Option<Vec<u32>> {
+        if self.dims().iter().any(|&n| n >= crate::config::MAX_CELLS_PER_AXIS) {
+            return None;
+        }
+        let objects = self.drain();
+        self.bits = self.bits.map(|b| b + 1);
+        self.cells = vec![EMPTY; 1usize << (self.bits[0] + self.bits[1] + self.bits[2])];
+        self.occupied = Vec::with_capacity(objects.len());
+        self.compute_offsets();
+        Some(objects)
+    }
+
+    /// Sorts the occupied list by cell index, so that traversal walks `cells` in memory order
+    /// (cache-friendly at large sizes) and does not depend on the insertion history.
+    pub(crate) fn sort_occupied(&mut self) {
+        self.occupied.sort_unstable_by_key(|o| o.cell);
+        for (slot, o) in self.occupied.iter().enumerate() {
+            self.cells[o.cell as usize] = slot as u32;
+        }
+    }
+
+    /// Heap bytes held by this grid.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        let spilled: usize = self
+            .occupied
+            .iter()
+            .filter(|o| o.objects.spilled())
+            .map(|o| o.objects.capacity() * std::mem::size_of::<u32>())
+            .sum();
+        self.cells.capacity() * std::mem::size_of::<u32>()
+            + self.occupied.capacity() * std::mem::size_of::<OccupiedCell>()
+            + spilled
+            + std::mem::size_of::<[[i32; 27]; 27]>()
+            + std::mem::size_of::<Self>()
+    }
+}

@@ -1,0 +1,157 @@
+//! AABB and ray queries against the structure.
+
+use crate::hash_grid::HashGrid;
+use crate::{Handle, HhGridError, HierarchicalHashGrid};
+use geometry_core::{Aabb, Ray};
+
+impl HierarchicalHashGrid {
+    /// Every object whose box overlaps `query` (touching counts), in no particular order.
+    /// Unbounded objects always match.
+    ///
+    /// In each grid, an object overlapping `query` has its reference cell within one cell below
+    /// the query's cell range, so only those cells are visited (or, when that range holds more
+    /// cells than the grid has occupied ones, the occupied cells are scanned instead).
+    ///
+    /// # Errors
+    /// [`HhGridError::InvalidAabb`] for an invalid query box; [`HhGridError::RebuildPending`]
+    /// while [`ClearAndReinsert`](crate::UpdateStrategy::ClearAndReinsert) updates await
+    /// [`rebuild`](HierarchicalHashGrid::rebuild).
+    ///
+    /// ```
+    /// use contact_core::BroadPhase;
+    /// use geometry_core::{Aabb, DVec3};
+    /// use hhgrid::HierarchicalHashGrid;
+    /// let mut grid = HierarchicalHashGrid::default();
+    /// let handles: Vec<_> = (0..50)
+    ///     .map(|i| grid.insert(Aabb::new(DVec3::splat(f64::from(i)), DVec3::splat(f64::from(i) + 0.5)).unwrap()).unwrap())
+    ///     .collect();
+    /// let mut hits = Vec::new();
+    /// grid.query_aabb(&Aabb::new(DVec3::splat(9.9), DVec3::splat(11.2)).unwrap(), &mut hits).unwrap();
+    /// hits.sort();
+    /// assert_eq!(hits, vec![handles[10], handles[11]]);
+    /// ```
+    pub fn query_aabb(&self, query: &Aabb, out: &mut Vec<Handle>) -> Result<(), HhGridError> {
+        let query = query.validate()?;
+        if self.rebuild_pending {
+            return Err(HhGridError::RebuildPending);
+        }
+        out.clear();
+        let mut accept = |id: u32| {
+            let meta = &self.meta[id as usize];
+            if meta.unbounded || self.aabbs[id as usize].overlaps(&query) {
+                out.push(self.handle_of(id));
+            }
+        };
+        for &id in self.all_pairs.iter().chain(&self.everywhere) {
+            accept(id);
+        }
+        for grid in &self.grids {
+            for_each_candidate(grid, &query, &mut accept);
+        }
+        Ok(())
+    }
+
+    /// Every object whose box the ray meets for `0 <= t <= max_t`, with the entry parameter `t`,
+    /// sorted by `t` (then handle). Use `f64::INFINITY` for an unlimited ray; unbounded objects
+    /// are reported at `t = 0`.
+    ///
+    /// The candidates are gathered with [`query_aabb`](Self::query_aabb) over the box of the ray
+    /// segment and then slab-tested: cheap for short rays, proportional to the occupied cells for
+    /// rays across the whole scene.
+    ///
+    /// # Errors
+    /// [`HhGridError::InvalidAabb`] for a NaN or negative `max_t`; as [`query_aabb`](Self::query_aabb).
+    ///
+    /// ```
+    /// use contact_core::BroadPhase;
+    /// use geometry_core::{Aabb, DVec3, Ray};
+    /// use hhgrid::HierarchicalHashGrid;
+    /// let mut grid = HierarchicalHashGrid::default();
+    /// let near = grid.insert(Aabb::new(DVec3::new(2.0, -1.0, -1.0), DVec3::new(3.0, 1.0, 1.0)).unwrap()).unwrap();
+    /// let far = grid.insert(Aabb::new(DVec3::new(5.0, -1.0, -1.0), DVec3::new(6.0, 1.0, 1.0)).unwrap()).unwrap();
+    /// let ray = Ray::new(DVec3::ZERO, DVec3::X).unwrap();
+    /// let mut hits = Vec::new();
+    /// grid.cast_ray(&ray, f64::INFINITY, &mut hits).unwrap();
+    /// assert_eq!(hits, vec![(near, 2.0), (far, 5.0)]);
+    /// grid.cast_ray(&ray, 4.0, &mut hits).unwrap();
+    /// assert_eq!(hits, vec![(near, 2.0)]);
+    /// ```
+    pub fn cast_ray(&self, ray: &Ray, max_t: f64, out: &mut Vec<(Handle, f64)>) -> Result<(), HhGridError> {
+        if max_t.is_nan() || max_t < 0.0 {
+            return Err(HhGridError::InvalidAabb(geometry_core::GeometryError::NonPositive {
+                what: "ray max_t",
+                value: max_t,
+            }));
+        }
+        if self.rebuild_pending {
+            return Err(HhGridError::RebuildPending);
+        }
+        out.clear();
+        let end = ray.at(max_t);
+        let mut accept = |id: u32| {
+            if self.meta[id as usize].unbounded {
+                out.push((self.handle_of(id), 0.0));
+            } else if let Some((t, _)) = ray.intersect_aabb(&self.aabbs[id as usize])
+                && t <= max_t
+            {
+                out.push((self.handle_of(id), t));
+            }
+        };
+        for &id in self.all_pairs.iter().chain(&self.everywhere) {
+            accept(id);
+        }
+        match Aabb::new(ray.origin().min(end), ray.origin().max(end)) {
+            Ok(segment_box) => {
+                for grid in &self.grids {
+                    for_each_candidate(grid, &segment_box, &mut accept);
+                }
+            }
+            // An infinite ray: every object is a candidate.
+            Err(_) => {
+                for grid in &self.grids {
+                    for occupied in &grid.occupied {
+                        occupied.objects.iter().for_each(|&id| accept(id));
+                    }
+                }
+            }
+        }
+        out.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        Ok(())
+    }
+}
+
+/// Calls `f` on every object of `grid` whose reference cell may hold a box overlapping `query`
+/// (each object at most once).
+fn for_each_candidate(grid: &HashGrid, query: &Aabb, f: &mut impl FnMut(u32)) {
+    let dims = grid.dims();
+    let range = match (grid.coordinates(query.min), grid.coordinates(query.max)) {
+        (Some(lo), Some(hi)) => {
+            // Reference cells from one below the query's low cell up to its high cell; a range at
+            // least as long as the grid wraps onto every cell, so it is capped at the grid size.
+            let len = |a: usize| ((hi[a] - lo[a] + 2) as u64).min(u64::from(dims[a]));
+            let cells = len(0) * len(1) * len(2);
+            (cells <= grid.occupied.len() as u64)
+                .then(|| ([lo[0] - 1, lo[1] - 1, lo[2] - 1], [len(0), len(1), len(2)]))
+        }
+        _ => None,
+    };
+    match range {
+        Some((start, lens)) => {
+            for dz in 0..lens[2] as i64 {
+                for dy in 0..lens[1] as i64 {
+                    for dx in 0..lens[0] as i64 {
+                        let cell = grid.hash([start[0] + dx, start[1] + dy, start[2] + dz]);
+                        if let Some(objects) = grid.objects_in(cell) {
+                            objects.iter().for_each(|&id| f(id));
+                        }
+                    }
+                }
+            }
+        }
+        None => {
+            for occupied in &grid.occupied {
+                occupied.objects.iter().for_each(|&id| f(id));
+            }
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! The hierarchical hash grid against a brute-force oracle written here, independently of the
+//! crate: after any sequence of inserts, removes and updates, detection reports exactly the
+//! overlapping pairs (respecting static flags, groups, unbounded objects), each once; the
+//! parallel path equals the serial one; queries equal brute force.
+
+use contact_core::BroadPhase;
+use geometry_core::{Aabb, DVec3, Ray};
+use hhgrid::{
+    CollisionGroups, Handle, HhGridConfig, HierarchicalHashGrid, ObjectOptions, PairOrder, UpdateStrategy,
+};
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Debug, Clone, Copy)]
+struct Object {
+    aabb: Option<Aabb>,
+    options: ObjectOptions,
+}
+
+/// Closed-interval overlap on every axis, or an unbounded partner.
+fn oracle_overlap(a: &Object, b: &Object) -> bool {
+    match (a.aabb, b.aabb) {
+        (Some(x), Some(y)) => (0..3).all(|k| x.min[k] <= y.max[k] && y.min[k] <= x.max[k]),
+        _ => true,
+    }
+}
+
+fn oracle_may_pair(a: &Object, b: &Object) -> bool {
+    let groups = |x: CollisionGroups, y: CollisionGroups| {
+        x.memberships & y.filter != 0 && y.memberships & x.filter != 0
+    };
+    !(a.options.is_static && b.options.is_static)
+        && groups(a.options.groups, b.options.groups)
+        && oracle_overlap(a, b)
+}
+
+fn oracle_pairs(model: &BTreeMap<Handle, Object>) -> BTreeSet<(Handle, Handle)> {
+    let entries: Vec<_> = model.iter().collect();
+    let mut pairs = BTreeSet::new();
+    for (i, (ha, a)) in entries.iter().enumerate() {
+        for (hb, b) in &entries[i + 1..] {
+            if oracle_may_pair(a, b) {
+                pairs.insert((**ha.min(hb), **ha.max(hb)));
+            }
+        }
+    }
+    pairs
+}
+
+/// Boxes in a few clusters anywhere within ±1e6, with sizes from 1e-3 to 1e3. Half are
+/// "coherent" (sizes and spacing of one scale, so that neighbours within a grid overlap), half
+/// are independent in size and offset (so that boxes overlap across grid levels).
+fn arb_box() -> impl Strategy<Value = Aabb> {
+    (
+        0usize..3,
+        [-1.0..1.0f64, -1.0..1.0, -1.0..1.0],
+        -3.0..3.0f64,
+        [-0.3..0.3f64, -0.3..0.3, -0.3..0.3],
+        -3.0..3.0f64,
+        prop::bool::ANY,
+        prop::bool::weighted(0.05),
+    )
+        .prop_map(|(cluster, offset, exponent, jitter, other_exponent, coherent, point)| {
+            let centres =
+                [DVec3::new(-1e6, 3.0, 1e6), DVec3::new(0.25, -0.5, 0.0), DVec3::new(7e5, -9e5, -2.5e5)];
+            let offset_scale = if coherent { 10f64.powf(exponent + 0.4) } else { 10f64.powf(other_exponent) };
+            let min = centres[cluster] + DVec3::from(offset) * offset_scale;
+            let size =
+                if point { DVec3::ZERO } else { DVec3::from(jitter.map(|j| 10f64.powf(exponent + j))) };
+            Aabb::new(min, min + size).unwrap()
+        })
+}
+
+fn arb_options() -> impl Strategy<Value = ObjectOptions> {
+    (prop::bool::weighted(0.2), prop::bool::weighted(0.2), 1u32..4, 1u32..4).prop_map(
+        |(is_static, grouped, m, f)| ObjectOptions {
+            is_static,
+            groups: if grouped {
+                CollisionGroups { memberships: m, filter: f }
+            } else {
+                CollisionGroups::ALL
+            },
+        },
+    )
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert(Aabb, ObjectOptions),
+    InsertUnbounded(ObjectOptions),
+    Remove(usize),
+    /// Move by a fraction of the box's size (the thesis's motion), or jump anywhere.
+    Nudge(usize, [f64; 3]),
+    Replace(usize, Aabb),
+    Detect,
+}
+
+fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
+    prop::collection::vec(
+        prop_oneof![
+            6 => (arb_box(), arb_options()).prop_map(|(b, o)| Op::Insert(b, o)),
+            1 => arb_options().prop_map(Op::InsertUnbounded),
+            2 => any::<usize>().prop_map(Op::Remove),
+            4 => (any::<usize>(), [-0.3..0.3f64, -0.3..0.3, -0.3..0.3]).prop_map(|(i, d)| Op::Nudge(i, d)),
+            2 => (any::<usize>(), arb_box()).prop_map(|(i, b)| Op::Replace(i, b)),
+            1 => Just(Op::Detect),
+        ],
+        1..120,
+    )
+}
+
+fn arb_config() -> impl Strategy<Value = HhGridConfig> {
+    (
+        prop_oneof![Just(2.0f64), Just(1.5), Just(3.0), Just(1.01), Just(7.5)],
+        prop_oneof![Just([4u32, 4, 4]), Just([16, 16, 16]), Just([4, 8, 32])],
+        prop_oneof![Just(0.125f64), Just(2.0), Just(0.01)],
+        prop_oneof![Just(0usize), Just(5), Just(32)],
+        prop_oneof![Just(0usize), Just(16)],
+        prop::bool::ANY,
+        prop::bool::ANY,
+    )
+        .prop_map(|(f, cells, density, threshold, reserve, clear, sorted)| HhGridConfig {
+            hierarchy_factor: f,
+            initial_cells: cells,
+            max_density: density,
+            cell_reserve: reserve,
+            all_pairs_threshold: threshold,
+            update_strategy: if clear {
+                UpdateStrategy::ClearAndReinsert
+            } else {
+                UpdateStrategy::Incremental
+            },
+            pair_order: if sorted { PairOrder::Sorted } else { PairOrder::Traversal },
+            parallel: false,
+        })
+}
+
+fn check_detection(
+    grid: &mut HierarchicalHashGrid,
+    model: &BTreeMap<Handle, Object>,
+) -> Result<(), TestCaseError> {
+    let mut serial = Vec::new();
+    grid.find_pairs(&mut serial);
+    let mut parallel = Vec::new();
+    grid.find_pairs_parallel(&mut parallel);
+    prop_assert_eq!(&serial, &parallel, "parallel output differs from serial");
+    prop_assert!(serial.iter().all(|(a, b)| a < b), "pairs must have the smaller handle first");
+    let reported: BTreeSet<_> = serial.iter().copied().collect();
+    prop_assert_eq!(reported.len(), serial.len(), "a pair was reported twice");
+    let expected = oracle_pairs(model);
+    prop_assert_eq!(&reported, &expected);
+    if grid.config().pair_order == PairOrder::Sorted {
+        prop_assert!(serial.windows(2).all(|w| w[0] < w[1]));
+    }
+    Ok(())
+}
+
+fn run(config: HhGridConfig, ops: Vec<Op>) -> Result<(), TestCaseError> {
+    let mut grid = HierarchicalHashGrid::new(config).unwrap();
+    let mut model: BTreeMap<Handle, Object> = BTreeMap::new();
+    let mut live: Vec<Handle> = Vec::new();
+    for op in ops {
+        match op {
+            Op::Insert(b, options) => {
+                let h = grid.insert_with(b, options).unwrap();
+                let fresh = model.insert(h, Object { aabb: Some(b), options }).is_none();
+                prop_assert!(fresh, "handle reused while live");
+                live.push(h);
+            }
+            Op::InsertUnbounded(options) => {
+                let h = grid.insert_unbounded(options).unwrap();
+                model.insert(h, Object { aabb: None, options });
+                live.push(h);
+            }
+            Op::Remove(i) if !live.is_empty() => {
+                let h = live.swap_remove(i % live.len());
+                grid.remove(h).unwrap();
+                model.remove(&h);
+                prop_assert!(grid.remove(h).is_err());
+            }
+            Op::Nudge(i, d) if !live.is_empty() => {
+                let h = live[i % live.len()];
+                let object = model.get_mut(&h).unwrap();
+                if let Some(b) = object.aabb {
+                    let shift = DVec3::from(d) * b.longest_edge().max(1e-3);
+                    let moved = Aabb::new(b.min + shift, b.max + shift).unwrap();
+                    grid.update(h, moved).unwrap();
+                    object.aabb = Some(moved);
+                } else {
+                    prop_assert!(grid.update(h, Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap()).is_err());
+                }
+            }
+            Op::Replace(i, b) if !live.is_empty() => {
+                let h = live[i % live.len()];
+                let object = model.get_mut(&h).unwrap();
+                if object.aabb.is_some() {
+                    grid.update(h, b).unwrap();
+                    object.aabb = Some(b);
+                }
+            }
+            Op::Detect => check_detection(&mut grid, &model)?,
+            _ => {}
+        }
+        prop_assert_eq!(grid.len(), model.len());
+    }
+    check_detection(&mut grid, &model)?;
+    // Queries against brute force (the detection above rebuilt any pending updates).
+    let probe = Aabb::new(DVec3::new(-1.0, -1.0, -1.0), DVec3::new(1.0, 1.0, 1.0)).unwrap();
+    let mut hits = Vec::new();
+    grid.query_aabb(&probe, &mut hits).unwrap();
+    let hits: BTreeSet<_> = hits.into_iter().collect();
+    let probe_object = Object { aabb: Some(probe), options: ObjectOptions::default() };
+    let expected: BTreeSet<_> =
+        model.iter().filter(|(_, o)| oracle_overlap(o, &probe_object)).map(|(h, _)| *h).collect();
+    prop_assert_eq!(hits, expected);
+    // Remove everything: the structure is empty and reports nothing.
+    for h in live {
+        grid.remove(h).unwrap();
+    }
+    prop_assert!(grid.is_empty());
+    let mut pairs = vec![];
+    grid.find_pairs(&mut pairs);
+    prop_assert!(pairs.is_empty());
+    prop_assert!(grid.grid_summary().iter().all(|&(_, _, _, objects)| objects == 0));
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn pairs_equal_brute_force(config in arb_config(), ops in arb_ops()) {
+        run(config, ops)?;
+    }
+
+    /// Many objects on a small grid: growth, hash aliasing (distant cells sharing storage) and
+    /// wrapped neighbour offsets are all exercised.
+    #[test]
+    fn dense_growth_and_aliasing(seed_boxes in prop::collection::vec(arb_box(), 50..200), moves in prop::collection::vec((any::<usize>(), [-0.2..0.2f64, -0.2..0.2, -0.2..0.2]), 0..200)) {
+        let config = HhGridConfig { initial_cells: [4, 4, 4], all_pairs_threshold: 0, ..HhGridConfig::default() };
+        let mut ops: Vec<Op> = seed_boxes.into_iter().map(|b| Op::Insert(b, ObjectOptions::default())).collect();
+        ops.push(Op::Detect);
+        ops.extend(moves.into_iter().map(|(i, d)| Op::Nudge(i, d)));
+        run(config, ops)?;
+    }
+}
+
+/// Rays against brute-force slab tests.
+#[test]
+fn ray_query_matches_brute_force() {
+    let mut grid =
+        HierarchicalHashGrid::new(HhGridConfig { all_pairs_threshold: 0, ..HhGridConfig::default() })
+            .unwrap();
+    let mut boxes = Vec::new();
+    for i in 0..400u32 {
+        let f = f64::from(i);
+        let min = DVec3::new((f * 0.37).sin() * 20.0, (f * 0.91).cos() * 20.0, (f * 0.13).sin() * 20.0);
+        let size = DVec3::splat(0.2 + (f * 0.71).sin().abs() * 3.0);
+        let b = Aabb::new(min, min + size).unwrap();
+        boxes.push((grid.insert(b).unwrap(), b));
+    }
+    for (i, max_t) in [(0u32, 5.0), (1, 40.0), (2, f64::INFINITY)] {
+        let f = f64::from(i);
+        let ray = Ray::new(DVec3::new(-30.0, f, -f), DVec3::new(1.0, 0.1 * f, 0.05)).unwrap();
+        let mut hits = Vec::new();
+        grid.cast_ray(&ray, max_t, &mut hits).unwrap();
+        let mut expected: Vec<(Handle, f64)> = boxes
+            .iter()
+            .filter_map(|(h, b)| ray.intersect_aabb(b).filter(|&(t, _)| t <= max_t).map(|(t, _)| (*h, t)))
+            .collect();
+        expected.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        assert_eq!(hits, expected);
+    }
+}
+
+#[test]
+fn only_static_objects_report_nothing() {
+    let mut grid = HierarchicalHashGrid::default();
+    let wall = ObjectOptions { is_static: true, ..ObjectOptions::default() };
+    for i in 0..100 {
+        let p = DVec3::splat(f64::from(i) * 0.1);
+        grid.insert_with(Aabb::new(p, p + DVec3::ONE).unwrap(), wall).unwrap();
+    }
+    let mut pairs = Vec::new();
+    grid.find_pairs(&mut pairs);
+    assert!(pairs.is_empty());
+    let ball = grid.insert(Aabb::new(DVec3::ZERO, DVec3::splat(0.5)).unwrap()).unwrap();
+    grid.find_pairs(&mut pairs);
+    assert_eq!(pairs.len(), 6); // the walls at 0.0 ... 0.5 (touching counts)
+    assert!(pairs.iter().all(|&(a, b)| a == ball || b == ball));
+}
+
+#[test]
+fn errors_are_typed() {
+    use hhgrid::HhGridError;
+    let mut grid = HierarchicalHashGrid::default();
+    let nan = Aabb { min: DVec3::ZERO, max: DVec3::splat(f64::NAN) };
+    assert!(matches!(grid.insert(nan), Err(HhGridError::InvalidAabb(_))));
+    let inverted = Aabb { min: DVec3::ONE, max: DVec3::ZERO };
+    assert!(matches!(grid.insert(inverted), Err(HhGridError::InvalidAabb(_))));
+    let h = grid.insert(Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap()).unwrap();
+    assert!(matches!(grid.update(h, inverted), Err(HhGridError::InvalidAabb(_))));
+    let plane = grid.insert_unbounded(ObjectOptions::default()).unwrap();
+    assert_eq!(
+        grid.update(plane, Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap()),
+        Err(HhGridError::UpdateOfUnbounded)
+    );
+    grid.remove(h).unwrap();
+    assert_eq!(grid.remove(h), Err(HhGridError::UnknownHandle));
+    assert_eq!(grid.update(h, Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap()), Err(HhGridError::UnknownHandle));
+    for bad in [
+        HhGridConfig { hierarchy_factor: 1.0, ..HhGridConfig::default() },
+        HhGridConfig { hierarchy_factor: f64::NAN, ..HhGridConfig::default() },
+        HhGridConfig { initial_cells: [2, 16, 16], ..HhGridConfig::default() },
+        HhGridConfig { initial_cells: [16, 12, 16], ..HhGridConfig::default() },
+        HhGridConfig { initial_cells: [16, 16, 2048], ..HhGridConfig::default() },
+        HhGridConfig { max_density: 0.0, ..HhGridConfig::default() },
+    ] {
+        assert!(matches!(HierarchicalHashGrid::new(bad), Err(HhGridError::InvalidConfig { .. })));
+    }
+    assert!(matches!(
+        grid.cast_ray(&Ray::new(DVec3::ZERO, DVec3::X).unwrap(), f64::NAN, &mut Vec::new()),
+        Err(HhGridError::InvalidAabb(_))
+    ));
+}
+
+/// Objects too far out for `f64` cell arithmetic, or with overflowing extents, still pair
+/// correctly (they are kept in the container tested against everything).
+#[test]
+fn extreme_coordinates_stay_correct() {
+    let mut grid =
+        HierarchicalHashGrid::new(HhGridConfig { all_pairs_threshold: 0, ..HhGridConfig::default() })
+            .unwrap();
+    let tiny = grid.insert(Aabb::new(DVec3::ZERO, DVec3::splat(1e-3)).unwrap()).unwrap();
+    let far = Aabb::new(DVec3::splat(1e300), DVec3::splat(1e300)).unwrap();
+    let a = grid.insert(far).unwrap();
+    let b = grid.insert(far).unwrap();
+    let huge = grid.insert(Aabb::new(DVec3::splat(-1e308), DVec3::splat(1e308)).unwrap()).unwrap();
+    let mut pairs = Vec::new();
+    grid.find_pairs(&mut pairs);
+    let got: BTreeSet<_> = pairs.into_iter().collect();
+    let expected: BTreeSet<_> = [(tiny, huge), (a, b), (a, huge), (b, huge)].into_iter().collect();
+    assert_eq!(got, expected);
+}
