@@ -7,6 +7,7 @@
 
 use crate::hash_grid::{CellObjects, SELF_NEIGHBOUR};
 use crate::{Handle, HierarchicalHashGrid, PairOrder};
+use geometry_core::Aabb;
 use rayon::prelude::*;
 
 /// A user filter applied to every overlapping pair before it is reported.
@@ -132,8 +133,9 @@ impl HierarchicalHashGrid {
             Unit::Cells { rank, start, end } => self.detect_cells(rank, start, end, filter, out),
             Unit::AllPairs => {
                 for (i, &a) in self.all_pairs.iter().enumerate() {
+                    let box_a = &self.aabbs[a as usize];
                     for &b in &self.all_pairs[i + 1..] {
-                        self.consider(a, b, filter, out);
+                        self.consider(a, box_a, b, filter, out);
                     }
                 }
             }
@@ -156,8 +158,9 @@ impl HierarchicalHashGrid {
             let objects = &occupied.objects;
             // Pairs within the cell.
             for (i, &a) in objects.iter().enumerate() {
+                let box_a = &self.aabbs[a as usize];
                 for &b in &objects[i + 1..] {
-                    self.consider(a, b, filter, out);
+                    self.consider(a, box_a, b, filter, out);
                 }
             }
             // Against the 13 forward neighbours: every pair of adjacent cells is visited once.
@@ -173,13 +176,14 @@ impl HierarchicalHashGrid {
             for &h in coarser {
                 let coarse = &self.grids[h as usize];
                 for &a in objects {
+                    let box_a = &self.aabbs[a as usize];
                     // A box placeable in a finer grid is placeable in every coarser one.
-                    let Some(c) = coarse.coordinates(self.aabbs[a as usize].min) else { continue };
+                    let Some(c) = coarse.coordinates(box_a.min) else { continue };
                     let cell = coarse.hash(c);
                     for &offset in coarse.neighbour_offsets(cell) {
                         if let Some(others) = coarse.objects_in(cell.wrapping_add_signed(offset)) {
                             for &b in others {
-                                self.consider(a, b, filter, out);
+                                self.consider(a, box_a, b, filter, out);
                             }
                         }
                     }
@@ -191,16 +195,17 @@ impl HierarchicalHashGrid {
     /// The everywhere container against every object, and within itself.
     fn detect_everywhere(&self, filter: Option<PairFilter<'_>>, out: &mut Vec<(Handle, Handle)>) {
         for (i, &a) in self.everywhere.iter().enumerate() {
+            let box_a = &self.aabbs[a as usize];
             for &b in &self.everywhere[i + 1..] {
-                self.consider(a, b, filter, out);
+                self.consider(a, box_a, b, filter, out);
             }
             for &b in &self.all_pairs {
-                self.consider(a, b, filter, out);
+                self.consider(a, box_a, b, filter, out);
             }
             for &g in &self.order {
                 for occupied in &self.grids[g as usize].occupied {
                     for &b in &occupied.objects {
-                        self.consider(a, b, filter, out);
+                        self.consider(a, box_a, b, filter, out);
                     }
                 }
             }
@@ -216,24 +221,33 @@ impl HierarchicalHashGrid {
         out: &mut Vec<(Handle, Handle)>,
     ) {
         for &a in objects {
+            let box_a = &self.aabbs[a as usize];
             for &b in others {
-                self.consider(a, b, filter, out);
+                self.consider(a, box_a, b, filter, out);
             }
         }
     }
 
-    /// Reports `(a, b)` if they may pair (not both static, groups agree), their boxes overlap
-    /// and the filter accepts them.
-    #[inline]
-    fn consider(&self, a: u32, b: u32, filter: Option<PairFilter<'_>>, out: &mut Vec<(Handle, Handle)>) {
+    /// Reports `(a, b)` if their boxes overlap, they may pair (not both static, groups agree)
+    /// and the filter accepts them. The box test comes first: it rejects most candidates and
+    /// needs only `b`'s box (`a`'s is hoisted by the caller). Unbounded objects carry the box of
+    /// all of space, so the test passes for them.
+    #[inline(always)]
+    fn consider(
+        &self,
+        a: u32,
+        box_a: &Aabb,
+        b: u32,
+        filter: Option<PairFilter<'_>>,
+        out: &mut Vec<(Handle, Handle)>,
+    ) {
+        if !box_a.overlaps(&self.aabbs[b as usize]) {
+            return;
+        }
         let (ma, mb) = (&self.meta[a as usize], &self.meta[b as usize]);
-        if ma.options.is_static && mb.options.is_static {
-            return;
-        }
-        if !ma.options.groups.interacts_with(mb.options.groups) {
-            return;
-        }
-        if !(ma.unbounded || mb.unbounded || self.aabbs[a as usize].overlaps(&self.aabbs[b as usize])) {
+        if (ma.options.is_static && mb.options.is_static)
+            || !ma.options.groups.interacts_with(mb.options.groups)
+        {
             return;
         }
         let (ha, hb) =

@@ -27,6 +27,14 @@ pub(crate) const EMPTY: u32 = u32::MAX;
 /// (thesis eq. 3.2.2); such objects are kept in the test-against-everything container.
 const MAX_CELL_COORDINATE: f64 = (1u64 << 40) as f64;
 
+/// `⌊v⌋` for `|v| < 2^53`, without the libm call that `f64::floor` becomes on baseline x86-64
+/// (no SSE4.1 rounding instruction): truncate, then step down for negative non-integers.
+#[inline]
+fn floor_to_i64(v: f64) -> i64 {
+    let t = v as i64;
+    if (t as f64) > v { t - 1 } else { t }
+}
+
 /// The object container of a cell. Up to four objects are stored inline.
 pub(crate) type CellObjects = SmallVec<[u32; 4]>;
 
@@ -123,8 +131,7 @@ impl HashGrid {
     pub(crate) fn coordinates(&self, p: DVec3) -> Option<[i64; 3]> {
         let q = p * self.inv_cell_size;
         if q.abs().max_element() < MAX_CELL_COORDINATE {
-            let f = q.floor();
-            Some([f.x as i64, f.y as i64, f.z as i64])
+            Some([floor_to_i64(q.x), floor_to_i64(q.y), floor_to_i64(q.z)])
         } else {
             None
         }
