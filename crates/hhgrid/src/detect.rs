@@ -232,7 +232,7 @@ impl HierarchicalHashGrid {
     /// and the filter accepts them. The box test comes first: it rejects most candidates and
     /// needs only `b`'s box (`a`'s is hoisted by the caller). Unbounded objects carry the box of
     /// all of space, so the test passes for them.
-    #[inline(always)]
+    #[inline]
     fn consider(
         &self,
         a: u32,
