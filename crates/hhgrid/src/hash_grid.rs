@@ -260,3 +260,71 @@ impl HashGrid {
             + std::mem::size_of::<Self>()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every neighbour offset (inner and border cells, every direction) lands on the cell that
+    /// hashing the neighbour's coordinates gives, including across the periodic wrap.
+    #[test]
+    fn neighbour_offsets_agree_with_hashing() {
+        for dims in [[4, 4, 4], [8, 4, 16], [16, 16, 16]] {
+            let grid = HashGrid::new(0, 1.0, 0.5, dims, 0);
+            for z in 0..i64::from(dims[2]) {
+                for y in 0..i64::from(dims[1]) {
+                    for x in 0..i64::from(dims[0]) {
+                        let cell = grid.hash([x, y, z]);
+                        let offsets = grid.neighbour_offsets(cell);
+                        for (n, &offset) in offsets.iter().enumerate() {
+                            let d = [(n % 3) as i64 - 1, ((n / 3) % 3) as i64 - 1, (n / 9) as i64 - 1];
+                            let expected = grid.hash([x + d[0], y + d[1], z + d[2]]);
+                            assert_eq!(
+                                cell.wrapping_add_signed(offset),
+                                expected,
+                                "dims {dims:?} cell {x},{y},{z} dir {d:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hashing is periodic with the grid size, also for negative coordinates, and cell
+    /// coordinates are the floor of position / cell size.
+    #[test]
+    fn hashing_is_periodic_and_floors_negative_coordinates() {
+        let grid = HashGrid::new(0, 0.5, 0.25, [4, 8, 16], 0);
+        assert_eq!(grid.coordinates(DVec3::new(-0.1, 0.0, 0.74)), Some([-1, 0, 1]));
+        assert_eq!(grid.coordinates(DVec3::new(-0.5, -1.0, -1e-300)), Some([-1, -2, -1]));
+        for c in [[-1i64, -1, -1], [-5, 3, -17], [1_000_003, -77, 12]] {
+            let wrapped = [c[0] + 4 * 7, c[1] - 8 * 3, c[2] + 16];
+            assert_eq!(grid.hash(c), grid.hash(wrapped));
+            assert!(grid.hash(c) < 4 * 8 * 16);
+        }
+        assert_eq!(grid.hash([-1, 0, 0]), 3);
+        assert_eq!(grid.coordinates(DVec3::new(1e300, 0.0, 0.0)), None);
+    }
+
+    #[test]
+    fn swap_remove_keeps_the_occupied_list_consistent() {
+        let mut grid = HashGrid::new(0, 1.0, 0.5, [4, 4, 4], 0);
+        let cells = [3u32, 7, 3, 9, 7, 3];
+        let positions: Vec<u32> =
+            cells.iter().enumerate().map(|(id, &c)| grid.insert(id as u32, c)).collect();
+        assert_eq!(positions, [0, 0, 1, 0, 1, 2]);
+        assert_eq!(grid.occupied.len(), 3);
+        // Remove object 0 (cell 3, position 0): object 5 moves into position 0.
+        assert_eq!(grid.remove(3, 0), Some(5));
+        // Empty cell 9: the last occupied entry (cell 9 itself) goes away.
+        assert_eq!(grid.remove(9, 0), None);
+        assert_eq!(grid.objects_in(9), None);
+        // Empty cell 7 (two objects): the occupied entry of cell 3 is moved into its slot.
+        assert_eq!(grid.remove(7, 0), Some(4));
+        assert_eq!(grid.remove(7, 0), None);
+        assert_eq!(grid.objects_in(3).map(|o| o.to_vec()), Some(vec![5, 2]));
+        assert_eq!(grid.occupied.len(), 1);
+        assert_eq!(grid.object_count, 2);
+    }
+}

@@ -114,6 +114,11 @@ impl HierarchicalHashGrid {
     }
 
     /// The configuration.
+    ///
+    /// ```
+    /// use hhgrid::HierarchicalHashGrid;
+    /// assert_eq!(HierarchicalHashGrid::default().config().hierarchy_factor, 2.0);
+    /// ```
     pub fn config(&self) -> &HhGridConfig {
         &self.config
     }
@@ -123,11 +128,34 @@ impl HierarchicalHashGrid {
     }
 
     /// Number of grids in the hierarchy (levels are created lazily, so the hierarchy is sparse).
+    ///
+    /// ```
+    /// use contact_core::BroadPhase;
+    /// use geometry_core::{Aabb, DVec3};
+    /// use hhgrid::{HhGridConfig, HierarchicalHashGrid};
+    /// let mut grid = HierarchicalHashGrid::new(HhGridConfig { all_pairs_threshold: 0, ..HhGridConfig::default() }).unwrap();
+    /// grid.insert(Aabb::new(DVec3::ZERO, DVec3::splat(1.0)).unwrap()).unwrap();
+    /// grid.insert(Aabb::new(DVec3::ZERO, DVec3::splat(100.0)).unwrap()).unwrap();
+    /// assert_eq!(grid.grid_count(), 2); // levels 0 and 7; the five between are not created
+    /// ```
     pub fn grid_count(&self) -> usize {
         self.grids.len()
     }
 
     /// Whether the structure has switched from the all-pairs mode to grids (irreversible).
+    ///
+    /// ```
+    /// use contact_core::BroadPhase;
+    /// use geometry_core::{Aabb, DVec3};
+    /// use hhgrid::HierarchicalHashGrid;
+    /// let mut grid = HierarchicalHashGrid::default(); // threshold 32
+    /// let handles: Vec<_> = (0..33).map(|_| grid.insert(Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap()).unwrap()).collect();
+    /// assert!(grid.grids_active());
+    /// for h in handles {
+    ///     grid.remove(h).unwrap();
+    /// }
+    /// assert!(grid.grids_active()); // stays on grids
+    /// ```
     pub fn grids_active(&self) -> bool {
         self.grids_active
     }
@@ -155,6 +183,16 @@ impl HierarchicalHashGrid {
     }
 
     /// The stored box of a live object (`None` for unknown handles and unbounded objects).
+    ///
+    /// ```
+    /// use contact_core::BroadPhase;
+    /// use geometry_core::{Aabb, DVec3};
+    /// use hhgrid::HierarchicalHashGrid;
+    /// let mut grid = HierarchicalHashGrid::default();
+    /// let unit = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
+    /// let h = grid.insert(unit).unwrap();
+    /// assert_eq!(grid.aabb(h), Some(unit));
+    /// ```
     pub fn aabb(&self, handle: Handle) -> Option<Aabb> {
         let id = self.resolve(handle).ok()?;
         (!self.meta[id as usize].unbounded).then(|| self.aabbs[id as usize])
@@ -493,6 +531,24 @@ impl HierarchicalHashGrid {
     /// Sorts every grid's occupied-cell list by cell index: traversal then walks memory in order
     /// (fewer cache misses for large grids), and the traversal order no longer depends on the
     /// insertion history. O(occupied cells · log) — call occasionally, not every step.
+    ///
+    /// ```
+    /// use contact_core::BroadPhase;
+    /// use geometry_core::{Aabb, DVec3};
+    /// use hhgrid::HierarchicalHashGrid;
+    /// let mut grid = HierarchicalHashGrid::default();
+    /// for i in (0..100).rev() {
+    ///     let p = DVec3::splat(f64::from(i));
+    ///     grid.insert(Aabb::new(p, p + DVec3::splat(1.5)).unwrap()).unwrap();
+    /// }
+    /// let (mut before, mut after) = (Vec::new(), Vec::new());
+    /// grid.find_pairs(&mut before);
+    /// grid.optimize_layout();
+    /// grid.find_pairs(&mut after);
+    /// before.sort();
+    /// after.sort();
+    /// assert_eq!(before, after); // same pairs, possibly in another order
+    /// ```
     pub fn optimize_layout(&mut self) {
         for grid in &mut self.grids {
             grid.sort_occupied();

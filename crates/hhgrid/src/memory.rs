@@ -33,7 +33,7 @@ pub struct MemoryUsage {
 }
 
 impl HierarchicalHashGrid {
-    /// The memory held, by part.
+    /// The memory held, by part (see [`MemoryUsage`] for an example).
     pub fn memory_usage(&self) -> MemoryUsage {
         let object_bytes = self.aabbs.capacity() * size_of::<Aabb>()
             + self.meta.capacity() * size_of::<Meta>()
