@@ -5,7 +5,8 @@
 //! pairs to its own buffer and the buffers are concatenated in unit order, so the parallel
 //! output equals the serial one pair for pair.
 
-use crate::hash_grid::{CellObjects, SELF_NEIGHBOUR};
+use crate::hash_grid::SELF_NEIGHBOUR;
+use crate::packed::PackedGrid;
 use crate::{Handle, HierarchicalHashGrid, PairOrder};
 use geometry_core::Aabb;
 use rayon::prelude::*;
@@ -80,6 +81,15 @@ impl HierarchicalHashGrid {
         if self.dynamic_len == 0 {
             return;
         }
+        // Snapshot the cells' boxes (see the `packed` module), one grid per task when parallel.
+        let mut packed = std::mem::take(&mut self.packed);
+        packed.resize_with(self.grids.len(), PackedGrid::default);
+        if parallel {
+            packed.par_iter_mut().zip(&self.grids).for_each(|(p, g)| p.fill(g, &self.aabbs));
+        } else {
+            packed.iter_mut().zip(&self.grids).for_each(|(p, g)| p.fill(g, &self.aabbs));
+        }
+        self.packed = packed;
         let units = self.units(if parallel { CELLS_PER_UNIT } else { usize::MAX });
         if parallel && units.len() > 1 {
             let buffers: Vec<Vec<(Handle, Handle)>> = units
@@ -135,7 +145,7 @@ impl HierarchicalHashGrid {
                 for (i, &a) in self.all_pairs.iter().enumerate() {
                     let box_a = &self.aabbs[a as usize];
                     for &b in &self.all_pairs[i + 1..] {
-                        self.consider(a, box_a, b, filter, out);
+                        self.consider(a, box_a, b, &self.aabbs[b as usize], filter, out);
                     }
                 }
             }
@@ -143,7 +153,8 @@ impl HierarchicalHashGrid {
         }
     }
 
-    /// Algorithm 4 for occupied cells `start..end` of the grid of the given rank.
+    /// Algorithm 4 for occupied cells `start..end` of the grid of the given rank, reading boxes
+    /// from the packed snapshot.
     fn detect_cells(
         &self,
         rank: usize,
@@ -152,39 +163,39 @@ impl HierarchicalHashGrid {
         filter: Option<PairFilter<'_>>,
         out: &mut Vec<(Handle, Handle)>,
     ) {
-        let grid = &self.grids[self.order[rank] as usize];
+        let g = self.order[rank] as usize;
+        let (grid, packed) = (&self.grids[g], &self.packed[g]);
         let coarser = &self.order[rank + 1..];
-        for occupied in &grid.occupied[start..end] {
-            let objects = &occupied.objects;
+        for slot in start..end {
+            let cell = grid.occupied[slot].cell;
+            let objects = packed.row(slot);
             // Pairs within the cell.
-            for (i, &a) in objects.iter().enumerate() {
-                let box_a = &self.aabbs[a as usize];
-                for &b in &objects[i + 1..] {
-                    self.consider(a, box_a, b, filter, out);
+            for (i, a) in objects.iter().enumerate() {
+                for b in &objects[i + 1..] {
+                    self.consider(a.id, &a.aabb, b.id, &b.aabb, filter, out);
                 }
             }
             // Against the 13 forward neighbours: every pair of adjacent cells is visited once.
-            let offsets = grid.neighbour_offsets(occupied.cell);
+            let offsets = grid.neighbour_offsets(cell);
             for &offset in &offsets[SELF_NEIGHBOUR + 1..] {
-                let neighbour = occupied.cell.wrapping_add_signed(offset);
-                if let Some(others) = grid.objects_in(neighbour) {
-                    self.consider_cells(objects, others, filter, out);
+                let others = packed.cell(grid, cell.wrapping_add_signed(offset));
+                for a in objects {
+                    for b in others {
+                        self.consider(a.id, &a.aabb, b.id, &b.aabb, filter, out);
+                    }
                 }
             }
             // Against the 27-cell neighbourhood of each object's reference point in every
             // coarser grid: pairs across grids are found from the finer object only.
             for &h in coarser {
-                let coarse = &self.grids[h as usize];
-                for &a in objects {
-                    let box_a = &self.aabbs[a as usize];
+                let (coarse, coarse_packed) = (&self.grids[h as usize], &self.packed[h as usize]);
+                for a in objects {
                     // A box placeable in a finer grid is placeable in every coarser one.
-                    let Some(c) = coarse.coordinates(box_a.min) else { continue };
-                    let cell = coarse.hash(c);
-                    for &offset in coarse.neighbour_offsets(cell) {
-                        if let Some(others) = coarse.objects_in(cell.wrapping_add_signed(offset)) {
-                            for &b in others {
-                                self.consider(a, box_a, b, filter, out);
-                            }
+                    let Some(c) = coarse.coordinates(a.aabb.min) else { continue };
+                    let home = coarse.hash(c);
+                    for &offset in coarse.neighbour_offsets(home) {
+                        for b in coarse_packed.cell(coarse, home.wrapping_add_signed(offset)) {
+                            self.consider(a.id, &a.aabb, b.id, &b.aabb, filter, out);
                         }
                     }
                 }
@@ -196,52 +207,32 @@ impl HierarchicalHashGrid {
     fn detect_everywhere(&self, filter: Option<PairFilter<'_>>, out: &mut Vec<(Handle, Handle)>) {
         for (i, &a) in self.everywhere.iter().enumerate() {
             let box_a = &self.aabbs[a as usize];
-            for &b in &self.everywhere[i + 1..] {
-                self.consider(a, box_a, b, filter, out);
-            }
-            for &b in &self.all_pairs {
-                self.consider(a, box_a, b, filter, out);
+            for &b in self.everywhere[i + 1..].iter().chain(&self.all_pairs) {
+                self.consider(a, box_a, b, &self.aabbs[b as usize], filter, out);
             }
             for &g in &self.order {
-                for occupied in &self.grids[g as usize].occupied {
-                    for &b in &occupied.objects {
-                        self.consider(a, box_a, b, filter, out);
-                    }
+                for b in &self.packed[g as usize].entries {
+                    self.consider(a, box_a, b.id, &b.aabb, filter, out);
                 }
             }
         }
     }
 
-    #[inline]
-    fn consider_cells(
-        &self,
-        objects: &CellObjects,
-        others: &CellObjects,
-        filter: Option<PairFilter<'_>>,
-        out: &mut Vec<(Handle, Handle)>,
-    ) {
-        for &a in objects {
-            let box_a = &self.aabbs[a as usize];
-            for &b in others {
-                self.consider(a, box_a, b, filter, out);
-            }
-        }
-    }
-
     /// Reports `(a, b)` if their boxes overlap, they may pair (not both static, groups agree)
-    /// and the filter accepts them. The box test comes first: it rejects most candidates and
-    /// needs only `b`'s box (`a`'s is hoisted by the caller). Unbounded objects carry the box of
-    /// all of space, so the test passes for them.
+    /// and the filter accepts them. The box test comes first: it rejects most candidates using
+    /// only the boxes at hand. Unbounded objects carry the box of all of space, so the test
+    /// passes for them.
     #[inline]
     fn consider(
         &self,
         a: u32,
         box_a: &Aabb,
         b: u32,
+        box_b: &Aabb,
         filter: Option<PairFilter<'_>>,
         out: &mut Vec<(Handle, Handle)>,
     ) {
-        if !box_a.overlaps(&self.aabbs[b as usize]) {
+        if !box_a.overlaps(box_b) {
             return;
         }
         let (ma, mb) = (&self.meta[a as usize], &self.meta[b as usize]);

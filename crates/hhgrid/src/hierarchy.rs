@@ -74,6 +74,8 @@ pub struct HierarchicalHashGrid {
     pub(crate) all_pairs: Vec<u32>,
     pub(crate) everywhere: Vec<u32>,
     pub(crate) rebuild_pending: bool,
+    /// Detection's packed snapshot of each grid (by grid id), kept to reuse its allocations.
+    pub(crate) packed: Vec<crate::packed::PackedGrid>,
 }
 
 impl Default for HierarchicalHashGrid {
@@ -110,6 +112,7 @@ impl HierarchicalHashGrid {
             all_pairs: Vec::new(),
             everywhere: Vec::new(),
             rebuild_pending: false,
+            packed: Vec::new(),
         })
     }
 

@@ -65,6 +65,7 @@ mod handle;
 mod hash_grid;
 mod hierarchy;
 mod memory;
+mod packed;
 mod query;
 
 pub use config::{HhGridConfig, MAX_CELLS_PER_AXIS, PairOrder, UpdateStrategy};

@@ -24,7 +24,8 @@ use std::mem::size_of;
 pub struct MemoryUsage {
     /// Per-object arrays: boxes, metadata, locations, free list.
     pub object_bytes: usize,
-    /// The grids: cell arrays, occupied-cell lists and their object containers, offset tables.
+    /// The grids: cell arrays, occupied-cell lists and their object containers, offset tables,
+    /// and detection's packed snapshot of the cells' boxes.
     pub grid_bytes: usize,
     /// The all-pairs list, the everywhere container and the struct itself.
     pub other_bytes: usize,
@@ -40,6 +41,7 @@ impl HierarchicalHashGrid {
             + self.locations.capacity() * size_of::<Location>()
             + self.free_capacity() * size_of::<u32>();
         let grid_bytes = self.grids.iter().map(crate::hash_grid::HashGrid::memory_bytes).sum::<usize>()
+            + self.packed.iter().map(crate::packed::PackedGrid::memory_bytes).sum::<usize>()
             + self.order.capacity() * size_of::<u32>();
         let other_bytes =
             (self.all_pairs.capacity() + self.everywhere.capacity()) * size_of::<u32>() + size_of::<Self>();
