@@ -81,6 +81,9 @@ impl HierarchicalHashGrid {
         if self.dynamic_len == 0 {
             return;
         }
+        for grid in &mut self.grids {
+            grid.keep_sorted();
+        }
         // Snapshot the cells' boxes (see the `packed` module), one grid per task when parallel.
         let mut packed = std::mem::take(&mut self.packed);
         packed.resize_with(self.grids.len(), PackedGrid::default);
