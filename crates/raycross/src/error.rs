@@ -1,0 +1,30 @@
+//! Errors of the ray-crossing tests.
+
+use geometry_core::SolidError;
+use thiserror::Error;
+
+/// Why a ray-crossing structure could not be built or a query not answered.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum RayCrossError {
+    /// The mesh does not bound a solid: it is open, non-manifold or inconsistently oriented, or
+    /// encloses no volume. (Inward-facing meshes are accepted: parity does not need orientation.)
+    #[error("mesh does not bound a solid: {0}")]
+    NotSolid(SolidError),
+    /// A query point has a NaN or infinite coordinate (`index` in a batch, 0 for one point).
+    #[error("query point {index} has a non-finite coordinate")]
+    NonFinitePoint {
+        /// Position of the point in the batch.
+        index: usize,
+    },
+    /// A pose is not finite or not invertible.
+    #[error("pose is not a finite, invertible affine transform")]
+    InvalidPose,
+    /// Paper mode met a degeneracy on every one of its random rays (only possible for
+    /// adversarial input: with exact signs a random ray is degenerate with probability ~0).
+    #[error("{rays} random rays in a row were degenerate")]
+    TooManyDegenerateRays {
+        /// How many rays were cast.
+        rays: u32,
+    },
+}
