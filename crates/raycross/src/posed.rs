@@ -37,16 +37,17 @@ pub fn vertices_inside(
     if !valid(body_pose) || !valid(other_pose) {
         return Err(RayCrossError::InvalidPose);
     }
-    // Map other's vertices into body's frame.
-    let to_body = body_pose.inverse() * *other_pose;
-    if !to_body.is_finite() {
+    // Map other's vertices into body's frame: to world, then into body's frame (two steps, so
+    // that a huge but valid pair of poses overflows only where a vertex really does).
+    let world_to_body = body_pose.inverse();
+    if !world_to_body.is_finite() {
         return Err(RayCrossError::InvalidPose);
     }
     let bbox = body.mesh().bounding_box();
     let mut indices = Vec::new();
     let mut points = Vec::new();
     for (i, &v) in other.vertices().iter().enumerate() {
-        let p = to_body.transform_point3(v);
+        let p = world_to_body.transform_point3(other_pose.transform_point3(v));
         if !p.is_finite() {
             return Err(RayCrossError::NonFinitePoint { index: i });
         }
