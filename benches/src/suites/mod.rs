@@ -14,6 +14,8 @@
 //! ```
 
 pub mod geometry;
+pub mod hhgrid;
+pub mod raycross;
 
 use crate::BenchError;
 use crate::peers::PythonEnv;
@@ -55,7 +57,7 @@ pub trait Suite: Sync {
 }
 
 /// Every suite, in the order `cargo xtask bench` runs them.
-pub static SUITES: &[&dyn Suite] = &[&geometry::Geometry];
+pub static SUITES: &[&dyn Suite] = &[&geometry::Geometry, &hhgrid::HhGrid, &raycross::RayCross];
 
 /// Finds a registered suite by name.
 pub fn find(name: &str) -> Option<&'static dyn Suite> {
