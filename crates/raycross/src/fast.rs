@@ -353,7 +353,7 @@ impl ProjectedGrid {
         let extent =
             DVec2::new(bbox.max.y - bbox.min.y, bbox.max.z - bbox.min.z).max(DVec2::splat(f64::MIN_POSITIVE));
         // About one cell per face, shaped like the projected box.
-        let target = (faces.len() as f64 * 2.0).max(1.0);
+        let target = (faces.len() as f64).max(1.0);
         let aspect = extent.x / extent.y;
         let ny = (target * aspect).sqrt().clamp(1.0, 4096.0).round() as usize;
         let nz = (target / aspect).sqrt().clamp(1.0, 4096.0).round() as usize;
