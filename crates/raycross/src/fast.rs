@@ -1,5 +1,7 @@
-//! Fast exact mode: one ray per point along +x, candidate faces from a grid over the faces'
-//! projections onto the yz-plane, exact signs, and symbolic perturbation for degeneracies.
+//! Fast exact mode: one ray per point along `+x` or `-x` (towards the nearer side of the box),
+//! candidate faces from a grid over the faces' projections onto the yz-plane, exact signs, and
+//! symbolic perturbation for degeneracies. Faces wholly behind the ray are skipped and faces
+//! wholly ahead need no `orient3d` (comparisons of `x` ranges, exact).
 //!
 //! # The test for one face
 //! The ray `P + t·x̂, t > 0` crosses face `abc` when the projection `q = (P.y, P.z)` lies inside
@@ -33,6 +35,8 @@ struct Face {
     corners: [DVec3; 3],
     /// `[y_min, z_min, y_max, z_max]`.
     yz_box: [f64; 4],
+    /// `[x_min, x_max]`.
+    x_range: [f64; 2],
     /// The exact sign of the projected area (the sign of the normal's x component).
     area: Sign,
 }
@@ -85,6 +89,7 @@ impl RayCrossing {
                     t.a.z.max(t.b.z).max(t.c.z),
                 ],
                 area: orient2d(DVec2::new(t.a.y, t.a.z), DVec2::new(t.b.y, t.b.z), DVec2::new(t.c.y, t.c.z)),
+                x_range: [t.a.x.min(t.b.x).min(t.c.x), t.a.x.max(t.b.x).max(t.c.x)],
             })
             .collect();
         let bbox = mesh.bounding_box();
@@ -109,6 +114,9 @@ impl RayCrossing {
             return Containment::Outside;
         }
         let q = DVec2::new(p.y, p.z);
+        // Both halves of the perturbed line through P cross the closed surface with the same
+        // parity, so cast the half towards the nearer side of the box: fewer faces to test.
+        let forward = self.bbox.max.x - p.x <= p.x - self.bbox.min.x;
         let mut crossings = 0u32;
         for &f in self.grid.candidates(q) {
             let face = &self.faces[f as usize];
@@ -116,7 +124,20 @@ impl RayCrossing {
             if q.x < y0 || q.x > y1 || q.y < z0 || q.y > z1 {
                 continue;
             }
-            match face_test(face, p, q) {
+            let [x0, x1] = face.x_range;
+            // A face wholly behind the ray cannot be crossed, and P cannot lie on it.
+            if (forward && x1 < p.x) || (!forward && x0 > p.x) {
+                continue;
+            }
+            // A face wholly ahead is crossed exactly when the perturbed line meets it: no
+            // orient3d is needed (P is strictly on the side of its plane that the ray leaves).
+            if (forward && x0 > p.x) || (!forward && x1 < p.x) {
+                if matches!(project_test(face, q), Projected::Inside(_)) {
+                    crossings += 1;
+                }
+                continue;
+            }
+            match face_test(face, p, q, forward) {
                 FaceTest::Miss => {}
                 FaceTest::Cross => crossings += 1,
                 FaceTest::OnFace => return Containment::OnBoundary,
@@ -164,7 +185,16 @@ impl RayCrossing {
                 let mut crossings = 0u32;
                 let mut on_face = false;
                 for &(f, area) in &crossing_faces {
-                    let [a, b, c] = self.faces[f].corners;
+                    let face = &self.faces[f];
+                    // Wholly behind: not crossed, P not on it; wholly ahead: crossed.
+                    if face.x_range[1] < p.x {
+                        continue;
+                    }
+                    if face.x_range[0] > p.x {
+                        crossings += 1;
+                        continue;
+                    }
+                    let [a, b, c] = face.corners;
                     let s = orient3d(a, b, c, p);
                     if s == Sign::Zero {
                         on_face = true;
@@ -255,7 +285,9 @@ fn project_test(face: &Face, q: DVec2) -> Projected {
 }
 
 #[inline]
-fn face_test(face: &Face, p: DVec3, q: DVec2) -> FaceTest {
+/// The test for one face and a ray along `+x` (`forward`) or `-x`: the `+x` ray crosses when
+/// `P` is behind the plane (`s = -A`), the `-x` ray when it is in front (`s = A`).
+fn face_test(face: &Face, p: DVec3, q: DVec2, forward: bool) -> FaceTest {
     let [a, b, c] = face.corners;
     match project_test(face, q) {
         Projected::Outside => FaceTest::Miss,
@@ -275,7 +307,7 @@ fn face_test(face: &Face, p: DVec3, q: DVec2) -> FaceTest {
         }
         Projected::Inside(area) => match orient3d(a, b, c, p) {
             Sign::Zero => FaceTest::OnFace,
-            s if s == area.flip() => FaceTest::Cross,
+            s if (s == area.flip()) == forward => FaceTest::Cross,
             _ => FaceTest::Miss,
         },
     }
