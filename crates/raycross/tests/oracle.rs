@@ -192,6 +192,13 @@ fn winding_foam_medium() {
     winding_case("foam(Medium)", &mesh, 31, 100, &[3, 4], &extra);
 }
 
+#[test]
+fn winding_foam_large() {
+    let mesh = foam(FoamSize::Large).unwrap();
+    let extra = lines_through_vertices(&mesh, 3, &steps(-1.0, 1.0, 0.5));
+    winding_case("foam(Large)", &mesh, 32, 24, &[2], &extra);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. Convex polyhedra: exact half-space oracle.
 // ---------------------------------------------------------------------------------------------
