@@ -82,15 +82,15 @@ impl HierarchicalHashGrid {
             return;
         }
         for grid in &mut self.grids {
-            grid.keep_sorted();
+            grid.keep_sorted(parallel);
         }
         // Snapshot the cells' boxes (see the `packed` module), one grid per task when parallel.
         let mut packed = std::mem::take(&mut self.packed);
         packed.resize_with(self.grids.len(), PackedGrid::default);
         if parallel {
-            packed.par_iter_mut().zip(&self.grids).for_each(|(p, g)| p.fill(g, &self.aabbs));
+            packed.par_iter_mut().zip(&self.grids).for_each(|(p, g)| p.fill(g, &self.aabbs, true));
         } else {
-            packed.iter_mut().zip(&self.grids).for_each(|(p, g)| p.fill(g, &self.aabbs));
+            packed.iter_mut().zip(&self.grids).for_each(|(p, g)| p.fill(g, &self.aabbs, false));
         }
         self.packed = packed;
         let units = self.units(if parallel { CELLS_PER_UNIT } else { usize::MAX });

@@ -245,8 +245,13 @@ impl HashGrid {
     /// packed rows) in memory order: neighbouring cells are then processed one after the other
     /// and their data is already in cache. The sort is stable and adaptive (runs of sorted
     /// entries cost linear time), so re-sorting after a few displacements is cheap.
-    pub(crate) fn sort_occupied(&mut self) {
-        self.occupied.sort_by_key(|o| o.cell);
+    pub(crate) fn sort_occupied(&mut self, parallel: bool) {
+        if parallel {
+            use rayon::slice::ParallelSliceMut;
+            self.occupied.par_sort_by_key(|o| o.cell);
+        } else {
+            self.occupied.sort_by_key(|o| o.cell);
+        }
         for (slot, o) in self.occupied.iter().enumerate() {
             self.cells[o.cell as usize] = slot as u32;
         }
@@ -255,9 +260,9 @@ impl HashGrid {
 
     /// Re-sorts the occupied list when more than 1/16 of it has been displaced since the last
     /// sort (measured to pay for itself from about 10⁴ objects on, and cheap below that).
-    pub(crate) fn keep_sorted(&mut self) {
+    pub(crate) fn keep_sorted(&mut self, parallel: bool) {
         if self.displaced * 16 > self.occupied.len() {
-            self.sort_occupied();
+            self.sort_occupied(parallel);
         }
     }
 

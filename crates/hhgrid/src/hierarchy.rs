@@ -554,7 +554,7 @@ impl HierarchicalHashGrid {
     /// ```
     pub fn optimize_layout(&mut self) {
         for grid in &mut self.grids {
-            grid.sort_occupied();
+            grid.sort_occupied(self.config.parallel);
         }
     }
 }

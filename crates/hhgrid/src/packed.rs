@@ -9,7 +9,8 @@
 //! place, and the cells-to-slot map of the grid indexes the rows directly.
 
 use crate::hash_grid::{EMPTY, HashGrid};
-use geometry_core::Aabb;
+use geometry_core::{Aabb, DVec3};
+use rayon::prelude::*;
 
 /// An object's box and id, side by side.
 #[derive(Debug, Clone, Copy)]
@@ -26,18 +27,47 @@ pub(crate) struct PackedGrid {
 }
 
 impl PackedGrid {
-    /// Refills the rows from `grid`, reusing the allocations.
-    pub(crate) fn fill(&mut self, grid: &HashGrid, aabbs: &[Aabb]) {
+    /// Refills the rows from `grid`, reusing the allocations; in parallel chunks of occupied
+    /// cells when `parallel` (the result is the same).
+    pub(crate) fn fill(&mut self, grid: &HashGrid, aabbs: &[Aabb], parallel: bool) {
+        const CHUNK: usize = 1024;
         self.starts.clear();
-        self.entries.clear();
         self.starts.reserve(grid.occupied.len() + 1);
-        self.entries.reserve(grid.object_count);
+        let mut total = 0u32;
         for occupied in &grid.occupied {
-            self.starts.push(self.entries.len() as u32);
-            self.entries
-                .extend(occupied.objects.iter().map(|&id| PackedEntry { aabb: aabbs[id as usize], id }));
+            self.starts.push(total);
+            total += occupied.objects.len() as u32;
         }
-        self.starts.push(self.entries.len() as u32);
+        self.starts.push(total);
+        let placeholder = PackedEntry { aabb: Aabb { min: DVec3::ZERO, max: DVec3::ZERO }, id: 0 };
+        self.entries.clear();
+        self.entries.resize(total as usize, placeholder);
+        let write = |slots: std::ops::Range<usize>, out: &mut [PackedEntry]| {
+            let mut k = 0;
+            for occupied in &grid.occupied[slots] {
+                for &id in &occupied.objects {
+                    out[k] = PackedEntry { aabb: aabbs[id as usize], id };
+                    k += 1;
+                }
+            }
+        };
+        if parallel && grid.occupied.len() > CHUNK {
+            // Cut the entries at chunk boundaries, then fill the pieces concurrently.
+            let mut pieces = Vec::new();
+            let mut rest: &mut [PackedEntry] = &mut self.entries;
+            let mut slot = 0;
+            while slot < grid.occupied.len() {
+                let end = (slot + CHUNK).min(grid.occupied.len());
+                let len = (self.starts[end] - self.starts[slot]) as usize;
+                let (piece, tail) = rest.split_at_mut(len);
+                pieces.push((slot..end, piece));
+                rest = tail;
+                slot = end;
+            }
+            pieces.into_par_iter().for_each(|(slots, piece)| write(slots, piece));
+        } else {
+            write(0..grid.occupied.len(), &mut self.entries);
+        }
     }
 
     /// The entries of occupied slot `slot`.
