@@ -419,7 +419,7 @@ fn introduction(report: &mut Report, plan: &Plan, peers: bool) {
     ));
     report.introduction.push(format!(
         "Measured, all in a one-thread rayon pool: **build** = `RayCrossing::new(mesh)` (fast exact \
-         mode: one +x ray per point, candidate faces from a grid over the faces' yz-projections, exact \
+         mode: one ray per point along ±x (towards the nearer side of the box), candidate faces from a grid over the faces' yz-projections, exact \
          predicates, symbolic perturbation; points on the surface come back `OnBoundary`), \
          `PaperRayCrossing::new(mesh)` (the paper's Fig. 6: bounding-box prefilter, random segment PR \
          tested against every face whose box the segment's box meets, ratio r, area and volume signs \
