@@ -141,8 +141,8 @@ impl SuiteContext {
 /// Measures every case in turn, showing progress on standard error, and returns the results of
 /// the cases that succeeded, in order.
 ///
-/// A case whose `measure` returns `Err(reason)` or panics (e.g. a generator that is still a
-/// `todo!()`) becomes an [`Level::Error`] note in `report` ("`NAME`: reason; no row for it") and
+/// A case whose `measure` returns `Err(reason)` or panics (e.g. a generator that is not written
+/// yet) becomes an [`Level::Error`] note in `report` ("`NAME`: reason; no row for it") and
 /// is left out; the sweep goes on with the next case.
 ///
 /// ```
