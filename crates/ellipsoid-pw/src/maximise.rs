@@ -1,0 +1,128 @@
+//! The two maximisers of `S` on `[0, 1]`.
+//!
+//! * Brent's method (Brent 1973, *Algorithms for Minimization without Derivatives*, ch. 5):
+//!   golden-section search accelerated by parabolic interpolation, derivative-free, the method
+//!   Woo documents (through boost's `brent_find_minima`, which stops when the abscissa is known to
+//!   a given number of bits; half the mantissa, 26 bits, is its usual choice).
+//! * Safeguarded Newton on `S'(λ) = 0`: `S` is concave with `S'(0) > 0 > S'(1)`, so `[0, 1]`
+//!   brackets the root; each iterate tightens the bracket by the sign of `S'`, and a Newton step
+//!   that leaves the bracket is replaced by bisection, so convergence is guaranteed and quadratic
+//!   near `Λ`.
+
+use crate::{ContactFunction, PwError};
+
+/// The golden section `(3 - √5) / 2`.
+const GOLDEN: f64 = 0.381_966_011_250_105_1;
+
+/// Brent's minimisation of `-S` on `[0, 1]`, to a relative abscissa tolerance `2^-bits`.
+/// Returns `(Λ, function evaluations)`.
+pub(crate) fn brent(s: &ContactFunction, bits: u32, max_iterations: u32) -> Result<(f64, u32), PwError> {
+    let tolerance = 0.5f64.powi(bits.clamp(1, 52) as i32);
+    // A tiny absolute tolerance keeps the test meaningful should Λ approach 0.
+    let absolute = 1e-300;
+    let objective = |lambda: f64| -s.value(lambda);
+    let (mut a, mut b) = (0.0f64, 1.0f64);
+    let mut x = a + GOLDEN * (b - a);
+    let (mut w, mut v) = (x, x);
+    let mut fx = objective(x);
+    let (mut fw, mut fv) = (fx, fx);
+    let (mut d, mut e) = (0.0f64, 0.0f64);
+    let mut evaluations = 1;
+    while evaluations <= max_iterations {
+        let middle = 0.5 * (a + b);
+        let tol1 = tolerance * x.abs() + absolute;
+        let tol2 = 2.0 * tol1;
+        if (x - middle).abs() <= tol2 - 0.5 * (b - a) {
+            return Ok((x, evaluations));
+        }
+        let mut golden = true;
+        if e.abs() > tol1 {
+            // Try a parabola through (v, fv), (w, fw), (x, fx).
+            let r = (x - w) * (fx - fv);
+            let mut q = (x - v) * (fx - fw);
+            let mut p = (x - v) * q - (x - w) * r;
+            q = 2.0 * (q - r);
+            if q > 0.0 {
+                p = -p;
+            }
+            q = q.abs();
+            let previous = e;
+            e = d;
+            // Accept the parabolic step only if it falls inside the bracket and moves less
+            // than half the step before last (otherwise the interpolation is not converging).
+            if p.abs() < (0.5 * q * previous).abs() && p > q * (a - x) && p < q * (b - x) {
+                d = p / q;
+                let u = x + d;
+                if u - a < tol2 || b - u < tol2 {
+                    d = tol1.copysign(middle - x);
+                }
+                golden = false;
+            }
+        }
+        if golden {
+            e = if x >= middle { a - x } else { b - x };
+            d = GOLDEN * e;
+        }
+        let u = if d.abs() >= tol1 { x + d } else { x + tol1.copysign(d) };
+        let fu = objective(u);
+        evaluations += 1;
+        if fu <= fx {
+            if u >= x {
+                a = x;
+            } else {
+                b = x;
+            }
+            (v, fv, w, fw, x, fx) = (w, fw, x, fx, u, fu);
+        } else {
+            if u < x {
+                a = u;
+            } else {
+                b = u;
+            }
+            if fu <= fw || w == x {
+                (v, fv, w, fw) = (w, fw, u, fu);
+            } else if fu <= fv || v == x || v == w {
+                (v, fv) = (u, fu);
+            }
+        }
+    }
+    Err(PwError::NoConvergence { iterations: max_iterations })
+}
+
+/// Safeguarded Newton on `S'`, from `start ∈ [0, 1]`. Stops once a step is at most
+/// `step_tolerance` (the next iterate is then accurate to about its square). Returns
+/// `(Λ, derivative evaluations)`.
+pub(crate) fn newton(
+    s: &ContactFunction,
+    start: f64,
+    step_tolerance: f64,
+    max_iterations: u32,
+) -> Result<(f64, u32), PwError> {
+    let (mut low, mut high) = (0.0f64, 1.0f64);
+    let mut lambda = start;
+    for iteration in 1..=max_iterations {
+        let (_, slope, curvature) = s.derivatives(lambda);
+        if slope > 0.0 {
+            low = lambda;
+        } else if slope < 0.0 {
+            high = lambda;
+        } else {
+            return Ok((lambda, iteration));
+        }
+        let newton_step = -slope / curvature;
+        if newton_step.abs() <= step_tolerance {
+            // Converged (the step may even be below one ulp of λ: then λ is the answer).
+            return Ok(((lambda + newton_step).clamp(low, high), iteration));
+        }
+        let mut next = lambda + newton_step;
+        // Outside the bracket (or NaN from a vanishing curvature): bisect instead.
+        if !(next > low && next < high) {
+            next = 0.5 * (low + high);
+        }
+        lambda = next;
+        if high - low <= f64::EPSILON {
+            return Ok((lambda, iteration));
+        }
+    }
+    Err(PwError::NoConvergence { iterations: max_iterations })
+}

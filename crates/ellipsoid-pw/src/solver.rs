@@ -1,0 +1,261 @@
+//! The Perram–Wertheim solver: settings, results, and the narrow-phase trait.
+
+use crate::cache::LambdaCache;
+use crate::maximise::{brent, newton};
+use crate::{ContactFunction, PwError};
+use contact_core::{Contact, ContactGenerator};
+use geometry_core::{DVec3, Ellipsoid};
+use rayon::prelude::*;
+use std::hash::Hash;
+
+/// Which maximiser finds `Λ`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Method {
+    /// Brent's derivative-free method (Woo's documented choice); ignores warm starts.
+    Brent,
+    /// Safeguarded Newton on `S'(λ)`, cold-started from a sphere-based guess or warm-started.
+    #[default]
+    Newton,
+}
+
+/// Perram–Wertheim contact between ellipsoids, with its settings.
+///
+/// ```
+/// use ellipsoid_pw::PerramWertheim;
+/// use geometry_core::{DQuat, DVec3, Ellipsoid};
+/// // Woo's regression pair: tangent along x at distance 0.3, then moved 0.01 closer.
+/// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(0.1, 0.2, 0.1)).unwrap();
+/// let b = Ellipsoid::new(DVec3::new(0.29, 0.0, 0.0), DQuat::IDENTITY, DVec3::new(0.2, 0.1, 0.1)).unwrap();
+/// let r = PerramWertheim::newton().solve(&a, &b).unwrap();
+/// assert!(r.overlapping && (r.u_n + 0.01).abs() < 1e-12);
+/// assert!((r.normal - DVec3::X).length() < 1e-12);
+/// let contact = r.contact();
+/// assert!((contact.depth - 0.01).abs() < 1e-12);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PerramWertheim {
+    /// The maximiser.
+    pub method: Method,
+    /// Brent: stop when `Λ` is known to this many bits, relative (default 26: half the mantissa,
+    /// as with boost's `brent_find_minima`). `F` is then accurate to about twice as many.
+    pub brent_bits: u32,
+    /// Newton: stop once a step in `λ` is at most this (default `1e-7`; the last iterate is then
+    /// accurate to roughly the square of it).
+    pub newton_step_tolerance: f64,
+    /// Give up with [`PwError::NoConvergence`] after this many iterations (default 100).
+    pub max_iterations: u32,
+    /// As a [`ContactGenerator`]: report a contact while `u_n <= margin` (default 0: only
+    /// touching or overlapping pairs).
+    pub margin: f64,
+}
+
+impl Default for PerramWertheim {
+    fn default() -> Self {
+        Self::newton()
+    }
+}
+
+/// The result for one pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PwResult {
+    /// `F = S(Λ) = max_λ S(λ)`: `< 1` overlap, `= 1` external tangency, `> 1` apart.
+    pub f: f64,
+    /// The maximiser `Λ ∈ (0, 1)`.
+    pub lambda: f64,
+    /// `μ = √F`, the factor by which both bodies must be scaled about their centres to touch.
+    pub mu: f64,
+    /// `F < 1`.
+    pub overlapping: bool,
+    /// The unit contact normal `G(Λ)⁻¹R / |G(Λ)⁻¹R|`, from A towards B.
+    pub normal: DVec3,
+    /// The contact point `r_a + (1-Λ) A⁻¹ G(Λ)⁻¹ R`, where the bodies scaled by `μ` touch.
+    pub point: DVec3,
+    /// Woo's normal displacement `|R| (1 - 1/μ) (R̂·n̂)`: negative when overlapping.
+    pub u_n: f64,
+    /// Function (Brent) or derivative (Newton) evaluations.
+    pub iterations: u32,
+}
+
+impl PwResult {
+    /// The contact in `contact-core`'s convention: `normal` from A to B, `depth = -u_n`, and
+    /// `point` the Perram–Wertheim contact point.
+    ///
+    /// `point` is where the bodies scaled by `μ` touch. It is the midway point of the
+    /// convention for equal spheres and at tangency; for unequal bodies in overlap it lies
+    /// closer to the smaller body's surface, by a fraction of the depth.
+    ///
+    /// ```
+    /// use ellipsoid_pw::PerramWertheim;
+    /// use geometry_core::{DQuat, DVec3, Ellipsoid};
+    /// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap();
+    /// let b = Ellipsoid::new(DVec3::new(0.0, 1.5, 0.0), DQuat::IDENTITY, DVec3::ONE).unwrap();
+    /// let c = PerramWertheim::newton().solve(&a, &b).unwrap().contact();
+    /// assert!((c.depth - 0.5).abs() < 1e-14 && (c.point - DVec3::new(0.0, 0.75, 0.0)).length() < 1e-14);
+    /// ```
+    pub fn contact(&self) -> Contact {
+        Contact { point: self.point, normal: self.normal, depth: -self.u_n }
+    }
+}
+
+impl PerramWertheim {
+    /// Brent's method to 26 bits, the other settings default.
+    ///
+    /// ```
+    /// use ellipsoid_pw::{Method, PerramWertheim};
+    /// assert_eq!(PerramWertheim::brent().method, Method::Brent);
+    /// ```
+    pub fn brent() -> Self {
+        Self { method: Method::Brent, ..Self::newton() }
+    }
+
+    /// Safeguarded Newton, the other settings default.
+    ///
+    /// ```
+    /// use ellipsoid_pw::{Method, PerramWertheim};
+    /// assert_eq!(PerramWertheim::newton().method, Method::Newton);
+    /// ```
+    pub fn newton() -> Self {
+        Self {
+            method: Method::Newton,
+            brent_bits: 26,
+            newton_step_tolerance: 1e-7,
+            max_iterations: 100,
+            margin: 0.0,
+        }
+    }
+
+    /// Solves the pair from a cold start.
+    ///
+    /// # Errors
+    /// [`PwError::CoincidentCentres`], [`PwError::NonFinite`] (overflowing data) or
+    /// [`PwError::NoConvergence`].
+    ///
+    /// ```
+    /// use ellipsoid_pw::PerramWertheim;
+    /// use geometry_core::{DQuat, DVec3, Ellipsoid};
+    /// // Spheres of radii 1 and 2 at distance 6: F = (6/3)² = 4, Λ = 1/3, u_n = 3.
+    /// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap();
+    /// let b = Ellipsoid::new(DVec3::new(0.0, 0.0, 6.0), DQuat::IDENTITY, DVec3::splat(2.0)).unwrap();
+    /// let r = PerramWertheim::brent().solve(&a, &b).unwrap();
+    /// assert!((r.f - 4.0).abs() < 1e-12 && (r.lambda - 1.0 / 3.0).abs() < 1e-7 && (r.u_n - 3.0).abs() < 1e-12);
+    /// ```
+    pub fn solve(&self, a: &Ellipsoid, b: &Ellipsoid) -> Result<PwResult, PwError> {
+        let s = ContactFunction::new(a, b)?;
+        self.finish(&s, None)
+    }
+
+    /// Solves the pair, Newton starting from `lambda_guess` (typically the pair's `Λ` of the
+    /// previous step). Brent ignores the guess.
+    ///
+    /// # Errors
+    /// As [`solve`](Self::solve), and [`PwError::InvalidLambda`] for a guess outside `[0, 1]`.
+    ///
+    /// ```
+    /// use ellipsoid_pw::PerramWertheim;
+    /// use geometry_core::{DQuat, DVec3, Ellipsoid};
+    /// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, 0.5, 0.5)).unwrap();
+    /// let b = Ellipsoid::new(DVec3::new(1.2, 0.7, 0.0), DQuat::from_rotation_z(0.3), DVec3::ONE).unwrap();
+    /// let pw = PerramWertheim::newton();
+    /// let cold = pw.solve(&a, &b).unwrap();
+    /// let warm = pw.solve_warm(&a, &b, cold.lambda).unwrap();
+    /// assert!((warm.f - cold.f).abs() < 1e-13 && warm.iterations <= cold.iterations);
+    /// ```
+    pub fn solve_warm(&self, a: &Ellipsoid, b: &Ellipsoid, lambda_guess: f64) -> Result<PwResult, PwError> {
+        if !(0.0..=1.0).contains(&lambda_guess) {
+            return Err(PwError::InvalidLambda { value: lambda_guess });
+        }
+        let s = ContactFunction::new(a, b)?;
+        self.finish(&s, Some(lambda_guess))
+    }
+
+    /// Solves the pair `key`, warm-started from its cached `Λ` when the cache holds one, and
+    /// stores the new `Λ`.
+    ///
+    /// # Errors
+    /// As [`solve`](Self::solve).
+    ///
+    /// ```
+    /// use ellipsoid_pw::{LambdaCache, PerramWertheim};
+    /// use geometry_core::{DQuat, DVec3, Ellipsoid};
+    /// let pw = PerramWertheim::newton();
+    /// let mut cache = LambdaCache::new();
+    /// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, 0.5, 0.5)).unwrap();
+    /// for step in 0..3 {
+    ///     let b = Ellipsoid::new(DVec3::new(1.5 - 0.01 * f64::from(step), 0.2, 0.0), DQuat::IDENTITY, DVec3::ONE).unwrap();
+    ///     pw.solve_cached(&mut cache, (0u32, 1u32), &a, &b).unwrap();
+    ///     cache.end_step();
+    /// }
+    /// assert_eq!(cache.len(), 1);
+    /// ```
+    pub fn solve_cached<K: Hash + Eq>(
+        &self,
+        cache: &mut LambdaCache<K>,
+        key: K,
+        a: &Ellipsoid,
+        b: &Ellipsoid,
+    ) -> Result<PwResult, PwError> {
+        let s = ContactFunction::new(a, b)?;
+        let result = self.finish(&s, cache.get(&key))?;
+        cache.insert(key, result.lambda);
+        Ok(result)
+    }
+
+    /// Solves the pairs `(i, j)` of `ellipsoids` in parallel (rayon). The output is identical to
+    /// calling [`solve`](Self::solve) on each pair in order.
+    ///
+    /// # Panics
+    /// If an index is out of range for `ellipsoids`.
+    ///
+    /// ```
+    /// use ellipsoid_pw::PerramWertheim;
+    /// use geometry_core::{DQuat, DVec3, Ellipsoid};
+    /// let bodies: Vec<_> = (0..4)
+    ///     .map(|i| Ellipsoid::new(DVec3::new(f64::from(i), 0.0, 0.0), DQuat::IDENTITY, DVec3::new(0.6, 0.3, 0.3)).unwrap())
+    ///     .collect();
+    /// let pw = PerramWertheim::newton();
+    /// let results = pw.solve_pairs(&bodies, &[(0, 1), (1, 2), (0, 3)]);
+    /// assert!(results[0].as_ref().unwrap().overlapping && !results[2].as_ref().unwrap().overlapping);
+    /// assert_eq!(results[1], pw.solve(&bodies[1], &bodies[2]));
+    /// ```
+    pub fn solve_pairs(
+        &self,
+        ellipsoids: &[Ellipsoid],
+        pairs: &[(usize, usize)],
+    ) -> Vec<Result<PwResult, PwError>> {
+        pairs.par_iter().with_min_len(64).map(|&(i, j)| self.solve(&ellipsoids[i], &ellipsoids[j])).collect()
+    }
+
+    /// Maximises `S` and assembles the result.
+    fn finish(&self, s: &ContactFunction, warm: Option<f64>) -> Result<PwResult, PwError> {
+        let (lambda, iterations) = match self.method {
+            Method::Brent => brent(s, self.brent_bits, self.max_iterations)?,
+            Method::Newton => {
+                let start = warm.unwrap_or_else(|| s.sphere_guess());
+                newton(s, start, self.newton_step_tolerance, self.max_iterations)?
+            }
+        };
+        let (x, f) = s.solution(lambda);
+        let (normal, point) = s.world_normal_and_point(lambda, x);
+        let normal = normal.normalize();
+        let separation = s.separation();
+        let distance = separation.length();
+        let mu = f.sqrt();
+        let u_n = distance * (1.0 - 1.0 / mu) * (separation / distance).dot(normal);
+        let result = PwResult { f, lambda, mu, overlapping: f < 1.0, normal, point, u_n, iterations };
+        if [f, mu, u_n].iter().all(|v| v.is_finite()) && normal.is_finite() && point.is_finite() {
+            Ok(result)
+        } else {
+            Err(PwError::NonFinite)
+        }
+    }
+}
+
+impl ContactGenerator<Ellipsoid> for PerramWertheim {
+    type Error = PwError;
+
+    /// The contact while `u_n <= margin`, else `None`.
+    fn contact(&self, a: &Ellipsoid, b: &Ellipsoid) -> Result<Option<Contact>, PwError> {
+        let result = self.solve(a, b)?;
+        Ok((result.u_n <= self.margin).then(|| result.contact()))
+    }
+}
