@@ -13,6 +13,7 @@
 //! assert!(suites::select(&["no-such-suite".to_owned()]).is_err());
 //! ```
 
+pub mod ellipsoid;
 pub mod geometry;
 pub mod hhgrid;
 pub mod raycross;
@@ -57,7 +58,8 @@ pub trait Suite: Sync {
 }
 
 /// Every suite, in the order `cargo xtask bench` runs them.
-pub static SUITES: &[&dyn Suite] = &[&geometry::Geometry, &hhgrid::HhGrid, &raycross::RayCross];
+pub static SUITES: &[&dyn Suite] =
+    &[&geometry::Geometry, &hhgrid::HhGrid, &raycross::RayCross, &ellipsoid::EllipsoidSuite];
 
 /// Finds a registered suite by name.
 pub fn find(name: &str) -> Option<&'static dyn Suite> {

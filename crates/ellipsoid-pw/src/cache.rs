@@ -1,7 +1,21 @@
 //! Warm starts across time steps: the last `Λ` of each pair.
+//!
+//! Two stores implement [`LambdaStore`]: [`LambdaCache`], a hash map keyed by any pair
+//! identifier, and [`BodyLambdaCache`], per-body contact lists keyed by two body indices (the
+//! "contact history" layout of DEM codes), which touches one short list per pair instead of a
+//! random hash slot, and so stays in cache when pairs arrive in spatial order from a broad phase.
 
 use hashbrown::HashMap;
+use smallvec::SmallVec;
 use std::hash::Hash;
+
+/// Where [`PerramWertheim::solve_cached`](crate::PerramWertheim::solve_cached) keeps each
+/// pair's `Λ` between steps.
+pub trait LambdaStore<K> {
+    /// The `Λ` slot of `key`, marked used in the current step; NaN for a pair not seen in the
+    /// previous step (or whose last solve failed). The solver writes the new `Λ` into it.
+    fn slot(&mut self, key: K) -> &mut f64;
+}
 
 /// The last `Λ` of each pair, keyed by any pair identifier (e.g. two body indices or broad-phase
 /// handles), so that [`PerramWertheim::solve_cached`](crate::PerramWertheim::solve_cached) can
@@ -49,7 +63,7 @@ impl<K: Hash + Eq> LambdaCache<K> {
     /// assert_eq!(cache.get(&7), None);
     /// ```
     pub fn get(&self, key: &K) -> Option<f64> {
-        self.entries.get(key).map(|&(lambda, _)| lambda)
+        self.entries.get(key).map(|&(lambda, _)| lambda).filter(|lambda| !lambda.is_nan())
     }
 
     /// Stores `Λ` for `key` and marks it used in the current step.
@@ -107,5 +121,158 @@ impl<K: Hash + Eq> LambdaCache<K> {
     /// ```
     pub fn clear(&mut self) {
         self.entries.clear();
+    }
+}
+
+impl<K: Hash + Eq> LambdaStore<K> for LambdaCache<K> {
+    fn slot(&mut self, key: K) -> &mut f64 {
+        let step = self.step;
+        let entry = self.entries.entry(key).or_insert((f64::NAN, step));
+        entry.1 = step;
+        &mut entry.0
+    }
+}
+
+/// One entry of a body's contact list: the partner, its `Λ` and the step it was last used.
+#[derive(Debug, Clone, Copy)]
+struct Partner {
+    other: u32,
+    used: u32,
+    lambda: f64,
+}
+
+/// The last `Λ` of each pair of bodies `(i, j)`, stored in body `min(i, j)`'s contact list.
+///
+/// The key's order matters: `Λ` of `(i, j)` belongs to A = `i`; the list stores the pair under
+/// `min(i, j)` and remembers `Λ` for the order it was given, so always pass the pair in the same
+/// order (a broad phase reports each pair the same way every step). Memory grows with the largest
+/// body index; [`end_step`](Self::end_step) drops pairs not used since the previous call.
+///
+/// ```
+/// use ellipsoid_pw::{BodyLambdaCache, PerramWertheim};
+/// use geometry_core::{DQuat, DVec3, Ellipsoid};
+/// let pw = PerramWertheim::newton();
+/// let mut cache = BodyLambdaCache::new();
+/// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, 0.5, 0.5)).unwrap();
+/// let b = Ellipsoid::new(DVec3::new(1.4, 0.2, 0.0), DQuat::IDENTITY, DVec3::ONE).unwrap();
+/// let first = pw.solve_cached(&mut cache, (0, 1), &a, &b).unwrap();
+/// cache.end_step();
+/// let again = pw.solve_cached(&mut cache, (0, 1), &a, &b).unwrap();
+/// assert_eq!(again.iterations, 1); // warm-started at the answer
+/// assert_eq!(cache.len(), 1);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct BodyLambdaCache {
+    lists: Vec<SmallVec<[Partner; 4]>>,
+    step: u32,
+}
+
+impl BodyLambdaCache {
+    /// An empty cache.
+    ///
+    /// ```
+    /// assert!(ellipsoid_pw::BodyLambdaCache::new().is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The stored `Λ` of the pair `(i, j)`.
+    ///
+    /// ```
+    /// use ellipsoid_pw::{BodyLambdaCache, LambdaStore};
+    /// let mut cache = BodyLambdaCache::new();
+    /// *cache.slot((3, 1)) = 0.25;
+    /// assert_eq!(cache.get(3, 1), Some(0.25));
+    /// assert_eq!(cache.get(1, 3), None);
+    /// ```
+    pub fn get(&self, i: u32, j: u32) -> Option<f64> {
+        let (owner, other) = Self::place(i, j);
+        self.lists
+            .get(owner as usize)?
+            .iter()
+            .find(|p| p.other == other)
+            .map(|p| p.lambda)
+            .filter(|lambda| !lambda.is_nan())
+    }
+
+    /// Ends a time step: drops every pair not used since the previous `end_step`, in
+    /// O(bodies + pairs).
+    ///
+    /// ```
+    /// use ellipsoid_pw::{BodyLambdaCache, LambdaStore};
+    /// let mut cache = BodyLambdaCache::new();
+    /// *cache.slot((0, 1)) = 0.5;
+    /// cache.end_step();
+    /// assert_eq!(cache.len(), 1);
+    /// cache.end_step();
+    /// assert!(cache.is_empty());
+    /// ```
+    pub fn end_step(&mut self) {
+        let step = self.step;
+        for list in &mut self.lists {
+            list.retain(|p| p.used == step);
+        }
+        self.step = self.step.wrapping_add(1);
+    }
+
+    /// Number of pairs held.
+    ///
+    /// ```
+    /// assert_eq!(ellipsoid_pw::BodyLambdaCache::new().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.lists.iter().map(SmallVec::len).sum()
+    }
+
+    /// Whether the cache is empty.
+    ///
+    /// ```
+    /// assert!(ellipsoid_pw::BodyLambdaCache::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.lists.iter().all(SmallVec::is_empty)
+    }
+
+    /// Forgets every pair (keeps the allocations).
+    ///
+    /// ```
+    /// use ellipsoid_pw::{BodyLambdaCache, LambdaStore};
+    /// let mut cache = BodyLambdaCache::new();
+    /// *cache.slot((0, 1)) = 0.5;
+    /// cache.clear();
+    /// assert!(cache.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        self.lists.iter_mut().for_each(SmallVec::clear);
+    }
+
+    /// The list owner and the partner tag of `(i, j)`: the smaller index owns the pair; the tag
+    /// keeps the order (bit 31 set when `i > j`), so `(i, j)` and `(j, i)` stay distinct.
+    fn place(i: u32, j: u32) -> (u32, u32) {
+        if i <= j { (i, j) } else { (j, i | 1 << 31) }
+    }
+}
+
+impl LambdaStore<(u32, u32)> for BodyLambdaCache {
+    /// # Panics
+    /// If an index is `2³¹` or more.
+    fn slot(&mut self, (i, j): (u32, u32)) -> &mut f64 {
+        assert!(i < 1 << 31 && j < 1 << 31, "body indices must be below 2^31");
+        let (owner, other) = Self::place(i, j);
+        if self.lists.len() <= owner as usize {
+            self.lists.resize_with(owner as usize + 1, SmallVec::new);
+        }
+        let step = self.step;
+        let list = &mut self.lists[owner as usize];
+        let position = if let Some(position) = list.iter().position(|p| p.other == other) {
+            position
+        } else {
+            list.push(Partner { other, used: step, lambda: f64::NAN });
+            list.len() - 1
+        };
+        let partner = &mut list[position];
+        partner.used = step;
+        &mut partner.lambda
     }
 }

@@ -63,7 +63,7 @@ mod sphere;
 mod sym3;
 
 pub use algebraic::{Separation, algebraic_separation};
-pub use cache::LambdaCache;
+pub use cache::{BodyLambdaCache, LambdaCache, LambdaStore};
 pub use contact_function::ContactFunction;
 pub use error::PwError;
 pub use plane::{EllipsoidPlaneContact, contact_ellipsoid_plane};

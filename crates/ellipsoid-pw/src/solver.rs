@@ -1,12 +1,11 @@
 //! The Perram–Wertheim solver: settings, results, and the narrow-phase trait.
 
-use crate::cache::LambdaCache;
+use crate::cache::LambdaStore;
 use crate::maximise::{brent, newton};
 use crate::{ContactFunction, PwError};
 use contact_core::{Contact, ContactGenerator};
 use geometry_core::{DVec3, Ellipsoid};
 use rayon::prelude::*;
-use std::hash::Hash;
 
 /// Which maximiser finds `Λ`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -118,7 +117,7 @@ impl PerramWertheim {
         Self {
             method: Method::Newton,
             brent_bits: 26,
-            newton_step_tolerance: 1e-7,
+            newton_step_tolerance: 1e-5,
             max_iterations: 100,
             margin: 0.0,
         }
@@ -169,7 +168,8 @@ impl PerramWertheim {
     }
 
     /// Solves the pair `key`, warm-started from its cached `Λ` when the cache holds one, and
-    /// stores the new `Λ`.
+    /// stores the new `Λ`. The cache is a [`LambdaCache`](crate::LambdaCache) (any key) or a
+    /// [`BodyLambdaCache`](crate::BodyLambdaCache) (two body indices).
     ///
     /// # Errors
     /// As [`solve`](Self::solve).
@@ -187,16 +187,19 @@ impl PerramWertheim {
     /// }
     /// assert_eq!(cache.len(), 1);
     /// ```
-    pub fn solve_cached<K: Hash + Eq>(
+    pub fn solve_cached<K>(
         &self,
-        cache: &mut LambdaCache<K>,
+        cache: &mut impl LambdaStore<K>,
         key: K,
         a: &Ellipsoid,
         b: &Ellipsoid,
     ) -> Result<PwResult, PwError> {
         let s = ContactFunction::new(a, b)?;
-        let result = self.finish(&s, cache.get(&key))?;
-        cache.insert(key, result.lambda);
+        // One hash lookup per pair: the slot is found (or made) once and written in place.
+        let slot = cache.slot(key);
+        let warm = Some(*slot).filter(|lambda| !lambda.is_nan());
+        let result = self.finish(&s, warm)?;
+        *slot = result.lambda;
         Ok(result)
     }
 
