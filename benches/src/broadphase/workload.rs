@@ -350,7 +350,7 @@ fn random_point(rng: &mut ChaCha8Rng, domain: DVec3) -> DVec3 {
 }
 
 /// A uniformly distributed unit vector (Archimedes: `z` uniform in `[-1, 1]`).
-fn random_direction(rng: &mut ChaCha8Rng) -> DVec3 {
+pub(crate) fn random_direction(rng: &mut ChaCha8Rng) -> DVec3 {
     let z: f64 = rng.random_range(-1.0..=1.0);
     let phi: f64 = rng.random_range(0.0..TAU);
     let r = (1.0 - z * z).max(0.0).sqrt();

@@ -10,6 +10,7 @@
 
 use super::{Suite, SuiteContext, sweep};
 use crate::BenchError;
+use crate::broadphase::workload::random_direction;
 use crate::report::format::{duration, significant};
 use crate::report::{LogLogPlot, Mode, Record, Report, Series, Table};
 use crate::timing::{Timing, TimingConfig, time};
@@ -21,7 +22,6 @@ use geometry_core::{Aabb, DQuat, DVec3, Ellipsoid};
 use hhgrid::{Handle, HierarchicalHashGrid};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::f64::consts::TAU;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -74,14 +74,6 @@ fn random_rotation(rng: &mut ChaCha8Rng) -> DQuat {
             return DQuat::from_xyzw(v[0] / n, v[1] / n, v[2] / n, v[3] / n);
         }
     }
-}
-
-/// A uniformly distributed unit vector.
-fn random_direction(rng: &mut ChaCha8Rng) -> DVec3 {
-    let z: f64 = rng.random_range(-1.0..=1.0);
-    let phi: f64 = rng.random_range(0.0..TAU);
-    let r = (1.0 - z * z).max(0.0).sqrt();
-    DVec3::new(r * phi.cos(), r * phi.sin(), z)
 }
 
 /// Semi-axes `(1, u, α)` in random order, scaled by `scale`.

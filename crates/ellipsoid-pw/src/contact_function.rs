@@ -136,6 +136,28 @@ impl ContactFunction {
         (w * rx, m * rx - w * xdx, -2.0 * rx - 2.0 * m * xdx + 2.0 * w * dxy)
     }
 
+    /// `(S', S'', S''')` at `λ`, for Halley's step. With `x`, `D`, `y` as above,
+    /// `S''' = 6 xᵀDx + 6(1−2λ) (Dx)ᵀy − 6λ(1−λ) yᵀDy` (from `x' = −y`,
+    /// `(xᵀDx)' = −2 (Dx)ᵀy` and `((Dx)ᵀH⁻¹Dx)' = −3 yᵀDy`): one matrix-vector product more
+    /// than [`derivatives`](Self::derivatives).
+    #[inline]
+    pub(crate) fn slope_curvature_and_third(&self, lambda: f64) -> (f64, f64, f64) {
+        let h = self.p.blend_with_identity(lambda);
+        let (adj, det) = h.adjugate_and_determinant();
+        let x = adj.mul_vec(self.r) / det;
+        let dx = self.d.mul_vec(x);
+        let y = adj.mul_vec(dx) / det;
+        let dy = self.d.mul_vec(y);
+        let (rx, xdx, dxy, ydy) = (self.r.dot(x), x.dot(dx), dx.dot(y), y.dot(dy));
+        let w = lambda * (1.0 - lambda);
+        let m = 1.0 - 2.0 * lambda;
+        (
+            m * rx - w * xdx,
+            -2.0 * rx - 2.0 * m * xdx + 2.0 * w * dxy,
+            6.0 * xdx + 6.0 * m * dxy - 6.0 * w * ydy,
+        )
+    }
+
     /// The slopes `S'(0) = Rᵀ A R` and `S'(1) = -Rᵀ B R`.
     pub(crate) fn end_slopes(&self) -> (f64, f64) {
         (self.r.length_squared(), -self.r.dot(self.p.solve(self.r)))
@@ -167,5 +189,30 @@ impl ContactFunction {
     /// `R = r_b - r_a` in the world.
     pub(crate) fn separation(&self) -> DVec3 {
         self.separation
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn third_derivative_matches_finite_differences_of_the_second() {
+        let a = Ellipsoid::new(DVec3::ZERO, DQuat::from_rotation_y(0.7), DVec3::new(1.0, 2.5, 0.4)).unwrap();
+        let b = Ellipsoid::new(
+            DVec3::new(1.1, -0.8, 0.5),
+            DQuat::from_rotation_x(-1.2),
+            DVec3::new(0.3, 1.7, 0.9),
+        )
+        .unwrap();
+        let s = ContactFunction::new(&a, &b).unwrap();
+        for lambda in [0.05, 0.3, 0.5, 0.81, 0.97] {
+            let (slope, curvature, third) = s.slope_curvature_and_third(lambda);
+            let (_, slope2, curvature2) = s.derivatives(lambda);
+            assert_eq!((slope, curvature), (slope2, curvature2));
+            let h = 1e-5;
+            let fd = (s.derivatives(lambda + h).2 - s.derivatives(lambda - h).2) / (2.0 * h);
+            assert!((third - fd).abs() <= 1e-6 * (1.0 + fd.abs()), "λ = {lambda}: {third} vs {fd}");
+        }
     }
 }

@@ -12,7 +12,9 @@ use rayon::prelude::*;
 pub enum Method {
     /// Brent's derivative-free method (Woo's documented choice); ignores warm starts.
     Brent,
-    /// Safeguarded Newton on `S'(λ)`, cold-started from a sphere-based guess or warm-started.
+    /// Safeguarded Newton-type iteration on `S'(λ)` taking Halley's third-order step (the
+    /// "Newton (or Halley)" of the design), cold-started from a sphere-based guess or
+    /// warm-started.
     #[default]
     Newton,
 }
@@ -38,8 +40,8 @@ pub struct PerramWertheim {
     /// Brent: stop when `Λ` is known to this many bits, relative (default 26: half the mantissa,
     /// as with boost's `brent_find_minima`). `F` is then accurate to about twice as many.
     pub brent_bits: u32,
-    /// Newton: stop once a step in `λ` is at most this (default `1e-7`; the last iterate is then
-    /// accurate to roughly the square of it).
+    /// Newton: stop once a step in `λ` is at most this (default `1e-7`; with Halley's cubic
+    /// convergence the last iterate is then accurate to rounding).
     pub newton_step_tolerance: f64,
     /// Give up with [`PwError::NoConvergence`] after this many iterations (default 100).
     pub max_iterations: u32,
@@ -117,7 +119,7 @@ impl PerramWertheim {
         Self {
             method: Method::Newton,
             brent_bits: 26,
-            newton_step_tolerance: 1e-5,
+            newton_step_tolerance: 1e-7,
             max_iterations: 100,
             margin: 0.0,
         }

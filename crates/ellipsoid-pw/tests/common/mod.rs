@@ -34,7 +34,12 @@ pub(crate) fn random_quat(rng: &mut ChaCha8Rng) -> DQuat {
     let u2: f64 = rng.random();
     let u3: f64 = rng.random();
     let (s1, s2) = ((1.0 - u1).sqrt(), u1.sqrt());
-    DQuat::from_xyzw(s1 * (TAU * u2).sin(), s1 * (TAU * u2).cos(), s2 * (TAU * u3).sin(), s2 * (TAU * u3).cos())
+    DQuat::from_xyzw(
+        s1 * (TAU * u2).sin(),
+        s1 * (TAU * u2).cos(),
+        s2 * (TAU * u3).sin(),
+        s2 * (TAU * u3).cos(),
+    )
 }
 
 /// A uniformly distributed unit vector.
@@ -74,11 +79,39 @@ pub(crate) fn random_pair(
     let sb = size_spread.powf(rng.random_range(-0.5..0.5));
     let axes_a = random_axes(rng, sa, max_aspect);
     let axes_b = random_axes(rng, sb, max_aspect);
-    let ca = DVec3::new(rng.random_range(-3.0..3.0), rng.random_range(-3.0..3.0), rng.random_range(-3.0..3.0));
+    let ca =
+        DVec3::new(rng.random_range(-3.0..3.0), rng.random_range(-3.0..3.0), rng.random_range(-3.0..3.0));
     let k = rng.random_range(k_range.0..k_range.1);
     let cb = ca + random_unit(rng) * (k * (axes_a.max_element() + axes_b.max_element()));
     let (qa, qb) = (random_quat(rng), random_quat(rng));
     (ellipsoid(ca, qa, axes_a), ellipsoid(cb, qb, axes_b))
+}
+
+/// A pair in the band between the inscribed- and circumscribed-sphere distances: centre distance
+/// uniform in `[min a + min b, max a + max b]`, random orientations, aspect ≤ `max_aspect`,
+/// sizes within a factor `size_spread`.
+pub(crate) fn band_pair(rng: &mut ChaCha8Rng, max_aspect: f64, size_spread: f64) -> (Ellipsoid, Ellipsoid) {
+    let sa = size_spread.powf(rng.random_range(-0.5..0.5));
+    let sb = size_spread.powf(rng.random_range(-0.5..0.5));
+    let axes_a = random_axes(rng, sa, max_aspect);
+    let axes_b = random_axes(rng, sb, max_aspect);
+    let lo = axes_a.min_element() + axes_b.min_element();
+    let hi = axes_a.max_element() + axes_b.max_element();
+    let d = if hi > lo { rng.random_range(lo..hi) } else { lo };
+    let ca =
+        DVec3::new(rng.random_range(-3.0..3.0), rng.random_range(-3.0..3.0), rng.random_range(-3.0..3.0));
+    let cb = ca + random_unit(rng) * d;
+    let (qa, qb) = (random_quat(rng), random_quat(rng));
+    (ellipsoid(ca, qa, axes_a), ellipsoid(cb, qb, axes_b))
+}
+
+/// `κ = −S''(Λ)/S(Λ)` from the plain `S` (second differences): a location error `δ` in Λ costs F a
+/// relative `κδ²/2`.
+pub(crate) fn relative_curvature(a: &Ellipsoid, b: &Ellipsoid, lambda: f64) -> f64 {
+    let h = 1e-4 * lambda.min(1.0 - lambda).max(1e-6);
+    let (lo, mid, hi) =
+        (s_of_lambda(a, b, lambda - h), s_of_lambda(a, b, lambda), s_of_lambda(a, b, lambda + h));
+    (-(hi - 2.0 * mid + lo) / (h * h) / mid).abs()
 }
 
 /// Proptest strategy: a unit quaternion (normalised from a box, rejecting short samples).
@@ -106,7 +139,15 @@ pub(crate) fn arb_axes(max_aspect: f64) -> impl Strategy<Value = DVec3> {
 /// Proptest strategy: a pair of ellipsoids (aspect ≤ 10) at centre distance
 /// `k · (max a + max b)`, `k ∈ [0.05, 1.6)`: deep overlaps, near contacts and separated pairs.
 pub(crate) fn arb_pair() -> impl Strategy<Value = (Ellipsoid, Ellipsoid)> {
-    (arb_axes(10.0), arb_axes(10.0), arb_quat(), arb_quat(), arb_unit(), [-3.0..3.0f64, -3.0..3.0, -3.0..3.0], 0.05..1.6f64)
+    (
+        arb_axes(10.0),
+        arb_axes(10.0),
+        arb_quat(),
+        arb_quat(),
+        arb_unit(),
+        [-3.0..3.0f64, -3.0..3.0, -3.0..3.0],
+        0.05..1.6f64,
+    )
         .prop_map(|(axes_a, axes_b, qa, qb, dir, c, k)| {
             let ca = DVec3::from_array(c);
             let cb = ca + dir * (k * (axes_a.max_element() + axes_b.max_element()));
@@ -165,6 +206,55 @@ pub(crate) fn s_of_lambda(a: &Ellipsoid, b: &Ellipsoid, lambda: f64) -> f64 {
     let g = inverse_shape(a) * (1.0 - lambda) + inverse_shape(b) * lambda;
     let r = b.center() - a.center();
     lambda * (1.0 - lambda) * r.dot(g.inverse() * r)
+}
+
+/// `G(λ)⁻¹ R`, the unnormalised PW normal at `λ`, from the definition.
+fn g_inv_r(a: &Ellipsoid, b: &Ellipsoid, lambda: f64) -> DVec3 {
+    let g = inverse_shape(a) * (1.0 - lambda) + inverse_shape(b) * lambda;
+    g.inverse() * (b.center() - a.center())
+}
+
+/// The PW unit normal at `λ` (not necessarily the maximiser).
+pub(crate) fn normal_at(a: &Ellipsoid, b: &Ellipsoid, lambda: f64) -> DVec3 {
+    g_inv_r(a, b, lambda).normalize()
+}
+
+/// The PW contact point `r_a + (1−λ) A⁻¹ G(λ)⁻¹ R` at `λ`.
+pub(crate) fn point_at(a: &Ellipsoid, b: &Ellipsoid, lambda: f64) -> DVec3 {
+    a.center() + inverse_shape(a) * g_inv_r(a, b, lambda) * (1.0 - lambda)
+}
+
+/// Λ from the optimality condition alone: `x(λ) = argmin λ q_A + (1−λ) q_B` is [`point_at`], and
+/// `S'(λ) = q_A(x(λ)) − q_B(x(λ))` (envelope theorem) decreases from `q_A(c_B) > 0` at 0 to
+/// `−q_B(c_A) < 0` at 1; its root is found by bisection to the last bit.
+pub(crate) fn lambda_root(a: &Ellipsoid, b: &Ellipsoid) -> f64 {
+    let slope = |l: f64| {
+        let x = point_at(a, b, l);
+        q_form(a, x) - q_form(b, x)
+    };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if slope(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// `(|dn/dλ|, |dp/dλ|)` of [`normal_at`] and [`point_at`], by central differences: turns an error
+/// bound on Λ into error bounds on the normal and the point.
+pub(crate) fn lambda_sensitivity(a: &Ellipsoid, b: &Ellipsoid, lambda: f64) -> (f64, f64) {
+    let h = 1e-6;
+    let (lo, hi) = ((lambda - h).max(0.0), (lambda + h).min(1.0));
+    let dn = (normal_at(a, b, hi) - normal_at(a, b, lo)).length() / (hi - lo);
+    let dp = (point_at(a, b, hi) - point_at(a, b, lo)).length() / (hi - lo);
+    (dn, dp)
 }
 
 /// The surface point of `e` at body-frame spherical angles `(θ, φ)`.
