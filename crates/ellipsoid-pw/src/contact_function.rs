@@ -24,6 +24,17 @@ use crate::PwError;
 use crate::sym3::Sym3;
 use geometry_core::{DMat3, DQuat, DVec3, Ellipsoid};
 
+/// `S` to third order around some `λ`, with `x = H⁻¹r` and `y = H⁻¹Dx = −dx/dλ` there.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LocalExpansion {
+    pub(crate) value: f64,
+    pub(crate) slope: f64,
+    pub(crate) curvature: f64,
+    pub(crate) third: f64,
+    pub(crate) x: DVec3,
+    pub(crate) y: DVec3,
+}
+
 /// `S(λ)` of one pair of ellipsoids, ready to evaluate at any `λ ∈ [0, 1]`.
 ///
 /// ```
@@ -136,12 +147,12 @@ impl ContactFunction {
         (w * rx, m * rx - w * xdx, -2.0 * rx - 2.0 * m * xdx + 2.0 * w * dxy)
     }
 
-    /// `(S', S'', S''')` at `λ`, for Halley's step. With `x`, `D`, `y` as above,
+    /// `S` and its first three derivatives at `λ`, with `x` and `y`, for Halley's step. With `x`, `D`, `y` as above,
     /// `S''' = 6 xᵀDx + 6(1−2λ) (Dx)ᵀy − 6λ(1−λ) yᵀDy` (from `x' = −y`,
     /// `(xᵀDx)' = −2 (Dx)ᵀy` and `((Dx)ᵀH⁻¹Dx)' = −3 yᵀDy`): one matrix-vector product more
     /// than [`derivatives`](Self::derivatives).
     #[inline]
-    pub(crate) fn slope_curvature_and_third(&self, lambda: f64) -> (f64, f64, f64) {
+    pub(crate) fn local_expansion(&self, lambda: f64) -> LocalExpansion {
         let h = self.p.blend_with_identity(lambda);
         let (adj, det) = h.adjugate_and_determinant();
         let x = adj.mul_vec(self.r) / det;
@@ -151,11 +162,14 @@ impl ContactFunction {
         let (rx, xdx, dxy, ydy) = (self.r.dot(x), x.dot(dx), dx.dot(y), y.dot(dy));
         let w = lambda * (1.0 - lambda);
         let m = 1.0 - 2.0 * lambda;
-        (
-            m * rx - w * xdx,
-            -2.0 * rx - 2.0 * m * xdx + 2.0 * w * dxy,
-            6.0 * xdx + 6.0 * m * dxy - 6.0 * w * ydy,
-        )
+        LocalExpansion {
+            value: w * rx,
+            slope: m * rx - w * xdx,
+            curvature: -2.0 * rx - 2.0 * m * xdx + 2.0 * w * dxy,
+            third: 6.0 * xdx + 6.0 * m * dxy - 6.0 * w * ydy,
+            x,
+            y,
+        }
     }
 
     /// The slopes `S'(0) = Rᵀ A R` and `S'(1) = -Rᵀ B R`.
@@ -207,9 +221,10 @@ mod tests {
         .unwrap();
         let s = ContactFunction::new(&a, &b).unwrap();
         for lambda in [0.05, 0.3, 0.5, 0.81, 0.97] {
-            let (slope, curvature, third) = s.slope_curvature_and_third(lambda);
-            let (_, slope2, curvature2) = s.derivatives(lambda);
-            assert_eq!((slope, curvature), (slope2, curvature2));
+            let local = s.local_expansion(lambda);
+            let (value, slope, curvature) = s.derivatives(lambda);
+            assert_eq!((local.value, local.slope, local.curvature), (value, slope, curvature));
+            let third = local.third;
             let h = 1e-5;
             let fd = (s.derivatives(lambda + h).2 - s.derivatives(lambda - h).2) / (2.0 * h);
             assert!((third - fd).abs() <= 1e-6 * (1.0 + fd.abs()), "λ = {lambda}: {third} vs {fd}");

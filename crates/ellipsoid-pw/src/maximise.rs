@@ -9,7 +9,9 @@
 //!   tightens the bracket by the sign of `S'`, and a step that leaves the bracket is replaced by
 //!   bisection, so convergence is guaranteed.
 
+use crate::contact_function::LocalExpansion;
 use crate::{ContactFunction, PwError};
+use geometry_core::DVec3;
 
 /// The golden section `(3 - √5) / 2`.
 const GOLDEN: f64 = 0.381_966_011_250_105_1;
@@ -89,30 +91,46 @@ pub(crate) fn brent(s: &ContactFunction, bits: u32, max_iterations: u32) -> Resu
     Err(PwError::NoConvergence { iterations: max_iterations })
 }
 
+/// Where the Newton-type iteration stopped: `Λ`, and `x = H(Λ)⁻¹r` and `F = S(Λ)` carried
+/// over from the last iterate.
+pub(crate) struct NewtonResult {
+    pub(crate) lambda: f64,
+    pub(crate) iterations: u32,
+    pub(crate) x: DVec3,
+    pub(crate) f: f64,
+}
+
 /// Safeguarded Newton-type iteration on `S'` from `start ∈ [0, 1]`, taking Halley's
 /// third-order step `δ = −2 S'S'' / (2S''² − S'S''')` (the third derivative costs one
 /// matrix-vector product, see [`ContactFunction`]), or Newton's `−S'/S''` should Halley's
 /// denominator not be safely positive. Stops once a step is at most `step_tolerance`: the last
-/// iterate is then accurate to about the cube of the step. Returns
-/// `(Λ, derivative evaluations)`.
+/// iterate is then accurate to about the cube of the step, and `x` and `F` there follow from the
+/// last expansion without another solve (`x − δy` to `O(δ²)`, `S + S'δ + S''δ²/2` to `O(δ³)`).
 pub(crate) fn newton(
     s: &ContactFunction,
     start: f64,
     step_tolerance: f64,
     max_iterations: u32,
-) -> Result<(f64, u32), PwError> {
+) -> Result<NewtonResult, PwError> {
+    let finish = |lambda: f64, iterations: u32, local: &LocalExpansion, step: f64| NewtonResult {
+        lambda,
+        iterations,
+        x: local.x - step * local.y,
+        f: local.value + step * (local.slope + 0.5 * step * local.curvature),
+    };
     let (mut low, mut high) = (0.0f64, 1.0f64);
     let mut lambda = start;
     for iteration in 1..=max_iterations {
-        let (slope, curvature, third) = s.slope_curvature_and_third(lambda);
+        let local = s.local_expansion(lambda);
+        let (slope, curvature) = (local.slope, local.curvature);
         if slope > 0.0 {
             low = lambda;
         } else if slope < 0.0 {
             high = lambda;
         } else {
-            return Ok((lambda, iteration));
+            return Ok(finish(lambda, iteration, &local, 0.0));
         }
-        let denominator = 2.0 * curvature * curvature - slope * third;
+        let denominator = 2.0 * curvature * curvature - slope * local.third;
         let step = if denominator > curvature * curvature {
             -2.0 * slope * curvature / denominator
         } else {
@@ -120,17 +138,19 @@ pub(crate) fn newton(
         };
         if step.abs() <= step_tolerance {
             // Converged (the step may even be below one ulp of λ: then λ is the answer).
-            return Ok(((lambda + step).clamp(low, high), iteration));
+            let next = (lambda + step).clamp(low, high);
+            return Ok(finish(next, iteration, &local, next - lambda));
         }
         let mut next = lambda + step;
         // Outside the bracket (or NaN from a vanishing curvature): bisect instead.
         if !(next > low && next < high) {
             next = 0.5 * (low + high);
         }
-        lambda = next;
         if high - low <= f64::EPSILON {
-            return Ok((lambda, iteration));
+            let (x, f) = s.solution(next);
+            return Ok(NewtonResult { lambda: next, iterations: iteration, x, f });
         }
+        lambda = next;
     }
     Err(PwError::NoConvergence { iterations: max_iterations })
 }

@@ -232,14 +232,18 @@ impl PerramWertheim {
 
     /// Maximises `S` and assembles the result.
     fn finish(&self, s: &ContactFunction, warm: Option<f64>) -> Result<PwResult, PwError> {
-        let (lambda, iterations) = match self.method {
-            Method::Brent => brent(s, self.brent_bits, self.max_iterations)?,
+        let (lambda, iterations, x, f) = match self.method {
+            Method::Brent => {
+                let (lambda, iterations) = brent(s, self.brent_bits, self.max_iterations)?;
+                let (x, f) = s.solution(lambda);
+                (lambda, iterations, x, f)
+            }
             Method::Newton => {
                 let start = warm.unwrap_or_else(|| s.sphere_guess());
-                newton(s, start, self.newton_step_tolerance, self.max_iterations)?
+                let r = newton(s, start, self.newton_step_tolerance, self.max_iterations)?;
+                (r.lambda, r.iterations, r.x, r.f)
             }
         };
-        let (x, f) = s.solution(lambda);
         let (normal, point) = s.world_normal_and_point(lambda, x);
         let normal = normal.normalize();
         let separation = s.separation();
