@@ -268,3 +268,46 @@ impl ContactGenerator<Ellipsoid> for PerramWertheim {
         Ok((result.u_n <= self.margin).then(|| result.contact()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geometry_core::DQuat;
+
+    fn pair() -> (Ellipsoid, Ellipsoid) {
+        let a = Ellipsoid::new(DVec3::ZERO, DQuat::from_rotation_y(0.4), DVec3::new(1.0, 0.3, 0.6)).unwrap();
+        let b = Ellipsoid::new(
+            DVec3::new(1.1, 0.4, -0.2),
+            DQuat::from_rotation_x(1.0),
+            DVec3::new(0.2, 0.9, 0.5),
+        )
+        .unwrap();
+        (a, b)
+    }
+
+    #[test]
+    fn warm_starts_outside_the_unit_interval_are_refused() {
+        let (a, b) = pair();
+        for bad in [-0.1, 1.5, f64::NAN] {
+            let got = PerramWertheim::newton().solve_warm(&a, &b, bad);
+            assert!(matches!(got, Err(PwError::InvalidLambda { .. })), "{bad}: {got:?}");
+        }
+        assert!(PerramWertheim::newton().solve_warm(&a, &b, 1.0).is_ok());
+    }
+
+    #[test]
+    fn an_exhausted_iteration_budget_is_reported() {
+        let (a, b) = pair();
+        for method in [Method::Brent, Method::Newton] {
+            let pw = PerramWertheim { method, max_iterations: 1, ..PerramWertheim::newton() };
+            assert_eq!(pw.solve(&a, &b), Err(PwError::NoConvergence { iterations: 1 }), "{method:?}");
+        }
+    }
+
+    #[test]
+    fn overflowing_positions_are_reported() {
+        let a = Ellipsoid::new(DVec3::splat(-1e308), DQuat::IDENTITY, DVec3::ONE).unwrap();
+        let b = Ellipsoid::new(DVec3::splat(1e308), DQuat::IDENTITY, DVec3::ONE).unwrap();
+        assert_eq!(PerramWertheim::newton().solve(&a, &b), Err(PwError::NonFinite));
+    }
+}
