@@ -60,6 +60,7 @@ pub struct ContactFunction {
     center_a: DVec3,
     rotation_a: DQuat,
     semi_axes_a: DVec3,
+    inverse_semi_axes_a: DVec3,
     separation: DVec3,
 }
 
@@ -87,9 +88,15 @@ impl ContactFunction {
         let (qa, sa, sb) = (a.orientation(), a.semi_axes(), b.semi_axes());
         // Columns of Q = Rot_Aᵀ Rot_B are B's axes seen from A.
         let q = DMat3::from_quat(qa.conjugate() * b.orientation());
-        let k = DMat3::from_cols(q.x_axis * sb.x / sa, q.y_axis * sb.y / sa, q.z_axis * sb.z / sa);
+        // One reciprocal instead of twelve divisions.
+        let inverse_sa = sa.recip();
+        let k = DMat3::from_cols(
+            q.x_axis * (sb.x * inverse_sa),
+            q.y_axis * (sb.y * inverse_sa),
+            q.z_axis * (sb.z * inverse_sa),
+        );
         let p = Sym3::outer_of_columns(k);
-        let r = (qa.conjugate() * separation) / sa;
+        let r = (qa.conjugate() * separation) * inverse_sa;
         if r == DVec3::ZERO {
             // The difference underflowed relative to A's size.
             return Err(PwError::CoincidentCentres);
@@ -101,6 +108,7 @@ impl ContactFunction {
             center_a: a.center(),
             rotation_a: qa,
             semi_axes_a: sa,
+            inverse_semi_axes_a: inverse_sa,
             separation,
         })
     }
@@ -195,7 +203,7 @@ impl ContactFunction {
 
     /// World normal `G⁻¹R` (not normalised) and contact point from `x = H(Λ)⁻¹ r`.
     pub(crate) fn world_normal_and_point(&self, lambda: f64, x: DVec3) -> (DVec3, DVec3) {
-        let normal = self.rotation_a * (x / self.semi_axes_a);
+        let normal = self.rotation_a * (x * self.inverse_semi_axes_a);
         let point = self.center_a + (1.0 - lambda) * (self.rotation_a * (x * self.semi_axes_a));
         (normal, point)
     }
