@@ -1,0 +1,27 @@
+//! From potentials to inside / outside / on the boundary.
+
+use contact_core::Containment;
+
+/// `J` within this of 1 (or 0) classifies as inside (or outside). The exact evaluator's rounding
+/// is about `N · 10⁻¹⁶` for `N` faces; anything clearly between is a surface point, where `J`
+/// is the interior solid-angle fraction (½ on a face, the dihedral fraction on an edge).
+pub const INDICATOR_TOLERANCE: f64 = 1e-6;
+
+/// The containment that an exact potential `j` means.
+///
+/// ```
+/// use contact_core::Containment;
+/// use fmm_dlp::containment_of;
+/// assert_eq!(containment_of(1.0 - 1e-12), Containment::Inside);
+/// assert_eq!(containment_of(0.5), Containment::OnBoundary);
+/// assert_eq!(containment_of(-1e-13), Containment::Outside);
+/// ```
+pub fn containment_of(j: f64) -> Containment {
+    if (j - 1.0).abs() <= INDICATOR_TOLERANCE {
+        Containment::Inside
+    } else if j.abs() <= INDICATOR_TOLERANCE {
+        Containment::Outside
+    } else {
+        Containment::OnBoundary
+    }
+}

@@ -1,0 +1,135 @@
+//! The exact evaluator: `J(x)` as a sum of per-triangle solid angles.
+//!
+//! For a flat triangle with vertices `a, b, c` relative to `x`, Van Oosterom & Strackee (1983)
+//! give the signed solid angle `Ω` by
+//!
+//! ```text
+//! tan(Ω/2) = a·(b×c) / (|a||b||c| + (a·b)|c| + (b·c)|a| + (c·a)|b|),
+//! ```
+//!
+//! evaluated with `atan2`, so `Ω ∈ (−2π, 2π]` without loss near `±π`. With the mesh oriented
+//! outward, `a·(b×c) > 0` when `x` is behind the face, and `J(x) = Σ Ω / 4π` is 1 inside, 0
+//! outside and the interior solid-angle fraction on the surface (½ on a face).
+//!
+//! The sign of `a·(b×c)` decides whether a face seen edge-on (`x` in its plane, denominator
+//! negative: `x` inside the triangle's projection) contributes `+2π`, `−2π` or nothing; near
+//! zero the floating-point triple product cannot be trusted, so its sign then comes from the
+//! exact `orient3d`, and a point exactly in a face's plane gets no contribution from that face
+//! (the principal value: the double layer kernel vanishes in the face's own plane).
+
+use geometry_core::predicates::{Sign, orient3d};
+use geometry_core::{DVec3, TriMesh};
+
+/// `Ω / 2` of triangle `(p0, p1, p2)` seen from `x`.
+#[inline]
+pub(crate) fn half_solid_angle(p0: DVec3, p1: DVec3, p2: DVec3, x: DVec3) -> f64 {
+    let (a, b, c) = (p0 - x, p1 - x, p2 - x);
+    let (la, lb, lc) = (a.length(), b.length(), c.length());
+    let mut numerator = a.dot(b.cross(c));
+    let denominator = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
+    // A bound on the rounding error of the triple product (a few ulps of its magnitude).
+    let bound = 8.0 * f64::EPSILON * la * lb * lc;
+    if numerator.abs() <= bound {
+        numerator = match orient3d(p0, p1, p2, x) {
+            Sign::Zero => return 0.0,
+            // orient3d > 0: x in front of the face (outside side): negative solid angle.
+            Sign::Positive => -f64::MIN_POSITIVE.max(numerator.abs()),
+            Sign::Negative => f64::MIN_POSITIVE.max(numerator.abs()),
+        };
+    }
+    numerator.atan2(denominator)
+}
+
+/// `J(x)` by direct summation over all faces, `O(N)` per point.
+pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64 {
+    let sum: f64 = faces
+        .iter()
+        .map(|f| {
+            half_solid_angle(vertices[f[0] as usize], vertices[f[1] as usize], vertices[f[2] as usize], x)
+        })
+        .sum();
+    sum / (2.0 * std::f64::consts::PI)
+}
+
+/// The exact double layer potential of a closed, outward-oriented mesh.
+///
+/// ```
+/// use fmm_dlp::ExactDlp;
+/// use geometry_core::{DVec3, generators::octa_sphere};
+/// let dlp = ExactDlp::new(octa_sphere(3).unwrap()).unwrap();
+/// assert!((dlp.potential(DVec3::ZERO).unwrap() - 1.0).abs() < 1e-12);
+/// assert!(dlp.potential(DVec3::new(3.0, 0.0, 0.0)).unwrap().abs() < 1e-12);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ExactDlp {
+    mesh: TriMesh,
+}
+
+impl ExactDlp {
+    /// Wraps `mesh` after checking that it bounds a solid.
+    ///
+    /// # Errors
+    /// [`DlpError::NotSolid`](crate::DlpError::NotSolid) for an open, non-manifold or inward mesh.
+    ///
+    /// ```
+    /// use fmm_dlp::{DlpError, ExactDlp};
+    /// use geometry_core::generators::octa_sphere;
+    /// let inward = octa_sphere(1).unwrap().flipped();
+    /// assert!(matches!(ExactDlp::new(inward), Err(DlpError::NotSolid(_))));
+    /// ```
+    pub fn new(mesh: TriMesh) -> Result<Self, crate::DlpError> {
+        mesh.require_solid().map_err(crate::DlpError::NotSolid)?;
+        Ok(Self { mesh })
+    }
+
+    /// The mesh.
+    ///
+    /// ```
+    /// use fmm_dlp::ExactDlp;
+    /// use geometry_core::generators::octa_sphere;
+    /// assert_eq!(ExactDlp::new(octa_sphere(0).unwrap()).unwrap().mesh().faces().len(), 8);
+    /// ```
+    pub fn mesh(&self) -> &TriMesh {
+        &self.mesh
+    }
+
+    /// `J(x)`.
+    ///
+    /// # Errors
+    /// [`DlpError::NonFinitePoint`](crate::DlpError::NonFinitePoint) for a non-finite `x`.
+    ///
+    /// ```
+    /// use fmm_dlp::ExactDlp;
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// // The octahedron (level 0) has the face x + y + z = 1: a point inside it gives ½.
+    /// let dlp = ExactDlp::new(octa_sphere(0).unwrap()).unwrap();
+    /// let on_face = DVec3::new(0.25, 0.25, 0.5);
+    /// assert!((dlp.potential(on_face).unwrap() - 0.5).abs() < 1e-12);
+    /// ```
+    pub fn potential(&self, x: DVec3) -> Result<f64, crate::DlpError> {
+        if !x.is_finite() {
+            return Err(crate::DlpError::NonFinitePoint { index: 0 });
+        }
+        Ok(potential(self.mesh.vertices(), self.mesh.faces(), x))
+    }
+
+    /// `J` at many points, in parallel (rayon); identical to calling [`potential`](Self::potential)
+    /// on each.
+    ///
+    /// # Errors
+    /// [`DlpError::NonFinitePoint`](crate::DlpError::NonFinitePoint) naming the first bad point.
+    ///
+    /// ```
+    /// use fmm_dlp::ExactDlp;
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// let dlp = ExactDlp::new(octa_sphere(2).unwrap()).unwrap();
+    /// let j = dlp.potentials(&[DVec3::ZERO, DVec3::splat(2.0)]).unwrap();
+    /// assert!((j[0] - 1.0).abs() < 1e-12 && j[1].abs() < 1e-12);
+    /// ```
+    pub fn potentials(&self, points: &[DVec3]) -> Result<Vec<f64>, crate::DlpError> {
+        use rayon::prelude::*;
+        crate::check_points(points)?;
+        let (vertices, faces) = (self.mesh.vertices(), self.mesh.faces());
+        Ok(points.par_iter().with_min_len(16).map(|&x| potential(vertices, faces, x)).collect())
+    }
+}

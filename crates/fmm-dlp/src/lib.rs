@@ -1,0 +1,56 @@
+//! Point-in-polyhedron by the double layer potential, after Muth, Of, Eberhard & Steinbach
+//! (2006), §2.1.
+//!
+//! For a closed surface `Γ` with outward normals,
+//!
+//! ```text
+//! J(x) = −(1/4π) ∫_Γ n_y·∇_y 1/|x − y| ds_y
+//! ```
+//!
+//! is the solid angle subtended by `Γ` at `x` over `4π`: 1 inside, 0 outside, and on the surface
+//! the interior angle fraction (½ on a face). Two evaluators:
+//!
+//! * [`ExactDlp`]: the exact sum of per-triangle solid angles (Van Oosterom–Strackee), `O(N)` per
+//!   point, with exact signs for faces seen edge-on.
+//!
+//! Both classify through [`containment_of`] and implement `contact_core::PointContainment`.
+
+mod classify;
+mod error;
+mod exact;
+pub mod harmonics;
+
+pub use classify::{INDICATOR_TOLERANCE, containment_of};
+pub use error::DlpError;
+pub use exact::ExactDlp;
+
+use contact_core::{Containment, PointContainment};
+use geometry_core::DVec3;
+
+/// The first non-finite point, as an error.
+pub(crate) fn check_points(points: &[DVec3]) -> Result<(), DlpError> {
+    match points.iter().position(|p| !p.is_finite()) {
+        Some(index) => Err(DlpError::NonFinitePoint { index }),
+        None => Ok(()),
+    }
+}
+
+impl PointContainment for ExactDlp {
+    type Error = DlpError;
+
+    /// ```
+    /// use contact_core::{Containment, PointContainment};
+    /// use fmm_dlp::ExactDlp;
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// let dlp = ExactDlp::new(octa_sphere(2).unwrap()).unwrap();
+    /// assert_eq!(dlp.contains(DVec3::ZERO).unwrap(), Containment::Inside);
+    /// assert_eq!(dlp.contains(DVec3::X).unwrap(), Containment::OnBoundary); // a mesh vertex
+    /// ```
+    fn contains(&self, point: DVec3) -> Result<Containment, DlpError> {
+        self.potential(point).map(containment_of)
+    }
+
+    fn contains_batch(&self, points: &[DVec3]) -> Result<Vec<Containment>, DlpError> {
+        Ok(self.potentials(points)?.into_iter().map(containment_of).collect())
+    }
+}
