@@ -133,6 +133,53 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> Sign {
     Sign::of(robust::orient3d(c3(a), c3(b), c3(c), c3(d))).flip()
 }
 
+/// Projection onto the coordinate plane that drops `axis` (0 = x, 1 = y, 2 = z), keeping the
+/// cyclic order of the other two axes so that orientations keep their meaning.
+///
+/// ```
+/// use geometry_core::predicates::drop_axis;
+/// use geometry_core::{DVec2, DVec3};
+/// assert_eq!(drop_axis(DVec3::new(1.0, 2.0, 3.0), 1), DVec2::new(3.0, 1.0));
+/// ```
+#[inline]
+pub fn drop_axis(p: DVec3, axis: usize) -> DVec2 {
+    match axis {
+        0 => DVec2::new(p.y, p.z),
+        1 => DVec2::new(p.z, p.x),
+        _ => DVec2::new(p.x, p.y),
+    }
+}
+
+/// Whether `p` lies on the closed triangle `abc`, exactly: coplanar (exact `orient3d`), and
+/// inside or on the boundary of the triangle in a coordinate projection where the triangle is
+/// not degenerate. A degenerate (collinear) triangle contains no point.
+///
+/// ```
+/// use geometry_core::predicates::on_triangle;
+/// use geometry_core::DVec3;
+/// let (a, b, c) = (DVec3::ZERO, DVec3::X, DVec3::Y);
+/// assert!(on_triangle(a, b, c, DVec3::new(0.25, 0.25, 0.0)));
+/// assert!(on_triangle(a, b, c, DVec3::new(0.5, 0.5, 0.0))); // on the hypotenuse
+/// assert!(!on_triangle(a, b, c, DVec3::new(0.25, 0.25, 1e-300)));
+/// ```
+pub fn on_triangle(a: DVec3, b: DVec3, c: DVec3, p: DVec3) -> bool {
+    if orient3d(a, b, c, p) != Sign::Zero {
+        return false;
+    }
+    for axis in 0..3 {
+        let (a2, b2, c2, p2) =
+            (drop_axis(a, axis), drop_axis(b, axis), drop_axis(c, axis), drop_axis(p, axis));
+        let area = orient2d(a2, b2, c2);
+        if area != Sign::Zero {
+            let against = area.flip();
+            return orient2d(a2, b2, p2) != against
+                && orient2d(b2, c2, p2) != against
+                && orient2d(c2, a2, p2) != against;
+        }
+    }
+    false
+}
+
 /// Exact test whether three points in space are collinear (including coincident points).
 ///
 /// Three points are collinear exactly when the cross product `(b - a) × (c - a)` is the zero

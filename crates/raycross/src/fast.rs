@@ -23,8 +23,8 @@
 //! classified by one ray, with no re-casting.
 
 use crate::RayCrossError;
-use crate::exact::on_triangle;
 use contact_core::{Containment, PointContainment};
+use geometry_core::predicates::on_triangle;
 use geometry_core::predicates::{orient2d, orient3d};
 use geometry_core::{Aabb, DVec2, DVec3, Sign, TriMesh};
 use rayon::prelude::*;

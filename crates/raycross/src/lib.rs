@@ -28,7 +28,6 @@
 //! ```
 
 mod error;
-mod exact;
 mod fast;
 mod paper;
 mod posed;

@@ -16,9 +16,9 @@
 //! number of crossings means inside. Rays cast and degeneracies met are counted.
 
 use crate::RayCrossError;
-use crate::exact::{drop_axis, on_triangle};
 use crate::fast::require_closed;
 use contact_core::{Containment, PointContainment};
+use geometry_core::predicates::{drop_axis, on_triangle};
 use geometry_core::predicates::{orient2d, orient3d};
 use geometry_core::{Aabb, DVec3, Sign, TriMesh};
 use std::sync::atomic::{AtomicU64, Ordering};
