@@ -12,17 +12,25 @@
 //!
 //! * [`ExactDlp`]: the exact sum of per-triangle solid angles (Van Oosterom–Strackee), `O(N)` per
 //!   point, with exact signs for faces seen edge-on.
+//! * [`FmmDlp`]: the fast multipole method of the paper (solid harmonics up to degree `p`, mesh
+//!   and evaluation cluster trees, M2M / M2L / L2L, exact nearfield), with a per-point error
+//!   bound and exact re-evaluation wherever the bound could change the answer.
 //!
 //! Both classify through [`containment_of`] and implement `contact_core::PointContainment`.
 
 mod classify;
 mod error;
 mod exact;
+mod fmm;
 pub mod harmonics;
+mod octree;
+mod quadrature;
 
 pub use classify::{INDICATOR_TOLERANCE, containment_of};
 pub use error::DlpError;
 pub use exact::ExactDlp;
+pub use fmm::{FmmConfig, FmmDlp, FmmEvaluation, TreeDepth, leaf_size_for};
+pub use quadrature::{gauss_legendre, triangle_rule};
 
 use contact_core::{Containment, PointContainment};
 use geometry_core::DVec3;

@@ -1,0 +1,535 @@
+//! The fast multipole evaluator of `J` (paper §2.1.2).
+//!
+//! **Setup** (depends on the mesh only, in the body's own frame): an octree over the triangle
+//! centroids (the mesh cluster tree); for every leaf the multipole coefficients of the double
+//! layer density (Eq. 22),
+//!
+//! ```text
+//! M_n^m(C) = −(1/4π) Σ_τ ∫_τ n_τ·∇_y conj(R_n^m(y − C)) ds_y,
+//! n·∇R_n^m(u) = Σ_{t=−1..1} R_1^t(n) R_{n−1}^{m−t}(u)      (the regular addition theorem),
+//! ```
+//!
+//! integrated exactly by a collapsed Gauss rule of degree `p − 1` (the integrand is a
+//! polynomial); then M2M up the tree (Eq. 23).
+//!
+//! **Evaluation** of a batch of points: an octree over the points (the evaluation cluster
+//! tree); a dual traversal that converts a mesh cluster `ω` into a local expansion of an
+//! evaluation cluster `σ` (M2L, Eq. 24) at the highest level where they are admissible,
+//! `dist(C(ω), C(σ)) ≥ (d + 1) max(r(ω), r(σ))` (Eq. 16), and otherwise descends into the
+//! larger of the two, leaving pairs of leaves as the nearfield; L2L down the evaluation tree
+//! (Eq. 25); at each point the local expansion plus the exact nearfield (Eq. 20).
+//!
+//! **Error control.** For each point the truncation error is bounded by summing, over the
+//! mesh clusters converted for it, the kernel bound of Eq. 26 times the cluster's area over `4π`
+//! (Eq. 27 per interaction). A point whose approximate `J` lies within that bound of ½, or whose
+//! bound reaches ½, is re-evaluated exactly, and so is a point lying exactly on a nearfield
+//! triangle: a fast classification is never a wrong one.
+
+use crate::exact::{half_solid_angle, potential};
+use crate::harmonics::{Complex, index, l2l, m2l, m2m, regular, size};
+use crate::octree::Octree;
+use crate::quadrature::triangle_rule;
+use crate::{DlpError, containment_of};
+use contact_core::Containment;
+use geometry_core::predicates::on_triangle;
+use geometry_core::{DAffine3, DVec3, TriMesh};
+use rayon::prelude::*;
+
+/// How deep the mesh cluster tree goes (paper §3).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TreeDepth {
+    /// Pre-chosen: from the number of triangles `N` only. Leaves hold at most
+    /// `max(16, ⌈(log₂ N)² / 4⌉)` triangles (the paper's `O(log² N)` leaves).
+    PreChosen,
+    /// Well chosen: from `N` and the number of evaluation points `M` expected per batch, by the
+    /// cost model of [`leaf_size_for`].
+    WellChosen {
+        /// Evaluation points expected per batch.
+        points: usize,
+    },
+    /// Leaves of at most this many triangles.
+    Fixed(usize),
+}
+
+/// Settings of the fast multipole evaluator.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FmmConfig {
+    /// Expansion degree `p` (0 ..= 30).
+    pub order: usize,
+    /// Admissibility parameter `d > 1` of Eq. 16.
+    pub separation: f64,
+    /// Depth of the mesh cluster tree.
+    pub depth: TreeDepth,
+    /// Evaluation-tree leaves hold at most this many points.
+    pub points_per_leaf: usize,
+}
+
+impl Default for FmmConfig {
+    /// `p = 6`, `d = 3`, pre-chosen depth, 32 points per evaluation leaf. With `d = 3` the
+    /// Eq. 26–27 bound at `p = 6` is small enough that almost no point needs the exact fallback;
+    /// with `d = 2` the bound is too loose to certify most points below `p ≈ 12`.
+    fn default() -> Self {
+        Self { order: 6, separation: 3.0, depth: TreeDepth::PreChosen, points_per_leaf: 32 }
+    }
+}
+
+/// The leaf size (triangles) that the well-chosen depth uses for `triangles` triangles and
+/// `points` evaluation points at order `p`: it balances the per-point nearfield, about
+/// `27 s` exact triangle terms, against the expansions the leaves need, about `N/s · p⁴`
+/// operations for M2M and M2L, i.e. `s = √(N p⁴ / (27 M))`, clamped to `[8, 4096]`.
+///
+/// ```
+/// let few = fmm_dlp::leaf_size_for(131_072, 1_000, 6);
+/// let many = fmm_dlp::leaf_size_for(131_072, 512_000, 6);
+/// assert!(few > many);
+/// ```
+pub fn leaf_size_for(triangles: usize, points: usize, p: usize) -> usize {
+    let p4 = (p.max(1) as f64).powi(4);
+    let s = (triangles as f64 * p4 / (27.0 * points.max(1) as f64)).sqrt();
+    (s.round() as usize).clamp(8, 4096)
+}
+
+fn pre_chosen_leaf_size(triangles: usize) -> usize {
+    let log = (triangles.max(2) as f64).log2();
+    ((log * log / 4.0).ceil() as usize).max(16)
+}
+
+/// The fast multipole double layer potential of a closed, outward-oriented mesh.
+///
+/// ```
+/// use contact_core::Containment;
+/// use fmm_dlp::{FmmConfig, FmmDlp};
+/// use geometry_core::{DVec3, generators::octa_sphere};
+/// let fmm = FmmDlp::new(octa_sphere(4).unwrap(), FmmConfig::default()).unwrap();
+/// let points = [DVec3::ZERO, DVec3::new(0.5, 0.2, 0.1), DVec3::splat(1.5)];
+/// let classes = fmm.classify(&points).unwrap();
+/// assert_eq!(classes, [Containment::Inside, Containment::Inside, Containment::Outside]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct FmmDlp {
+    mesh: TriMesh,
+    config: FmmConfig,
+    tree: Octree,
+    /// Multipole coefficients, `size(p)` per mesh cluster.
+    multipoles: Vec<Complex>,
+    /// Triangle areas, for the error bound.
+    cluster_areas: Vec<f64>,
+}
+
+/// What the evaluation of one batch produced, per point (in the batch's order).
+#[derive(Debug, Clone, Default)]
+pub struct FmmEvaluation {
+    /// The approximate potential `J̃`.
+    pub potentials: Vec<f64>,
+    /// The bound on `|J − J̃|` from Eq. 26–27.
+    pub error_bounds: Vec<f64>,
+    /// Whether the point lies exactly on a triangle of its nearfield.
+    pub on_surface: Vec<bool>,
+}
+
+impl FmmDlp {
+    /// Builds the mesh cluster tree and the multipole expansions.
+    ///
+    /// # Errors
+    /// [`DlpError::NotSolid`] for a mesh that does not bound a solid;
+    /// [`DlpError::InvalidConfig`] for `order > 30`, `separation <= 1` (or NaN), a zero leaf
+    /// size or zero points per leaf.
+    ///
+    /// ```
+    /// use fmm_dlp::{DlpError, FmmConfig, FmmDlp};
+    /// use geometry_core::generators::octa_sphere;
+    /// let bad = FmmConfig { separation: 1.0, ..FmmConfig::default() };
+    /// assert!(matches!(FmmDlp::new(octa_sphere(1).unwrap(), bad), Err(DlpError::InvalidConfig { .. })));
+    /// ```
+    pub fn new(mesh: TriMesh, config: FmmConfig) -> Result<Self, DlpError> {
+        mesh.require_solid().map_err(DlpError::NotSolid)?;
+        if config.order > 30 {
+            return Err(DlpError::InvalidConfig { what: "order must be at most 30" });
+        }
+        if config.separation.is_nan() || config.separation <= 1.0 || !config.separation.is_finite() {
+            return Err(DlpError::InvalidConfig { what: "separation d must be finite and > 1" });
+        }
+        if config.points_per_leaf == 0 || config.depth == TreeDepth::Fixed(0) {
+            return Err(DlpError::InvalidConfig { what: "leaf sizes must be positive" });
+        }
+        let n = mesh.faces().len();
+        let leaf = match config.depth {
+            TreeDepth::PreChosen => pre_chosen_leaf_size(n),
+            TreeDepth::WellChosen { points } => leaf_size_for(n, points, config.order),
+            TreeDepth::Fixed(s) => s,
+        };
+        let (vertices, faces) = (mesh.vertices(), mesh.faces());
+        let corners = |f: usize| faces[f].map(|v| vertices[v as usize]);
+        let centroids: Vec<DVec3> = (0..n).map(|f| corners(f).iter().sum::<DVec3>() / 3.0).collect();
+        let tree = Octree::build(
+            &centroids,
+            |f, c| corners(f).iter().map(|v| (*v - c).length()).fold(0.0, f64::max),
+            leaf,
+            24,
+        );
+        let mut fmm = Self { mesh, config, tree, multipoles: Vec::new(), cluster_areas: Vec::new() };
+        fmm.upward_pass();
+        Ok(fmm)
+    }
+
+    /// The settings.
+    ///
+    /// ```
+    /// use fmm_dlp::{FmmConfig, FmmDlp};
+    /// use geometry_core::generators::octa_sphere;
+    /// let fmm = FmmDlp::new(octa_sphere(1).unwrap(), FmmConfig::default()).unwrap();
+    /// assert_eq!(fmm.config().order, 6);
+    /// ```
+    pub fn config(&self) -> &FmmConfig {
+        &self.config
+    }
+
+    /// Number of clusters and depth of the mesh cluster tree.
+    ///
+    /// ```
+    /// use fmm_dlp::{FmmConfig, FmmDlp, TreeDepth};
+    /// use geometry_core::generators::octa_sphere;
+    /// let config = FmmConfig { depth: TreeDepth::Fixed(8), ..FmmConfig::default() };
+    /// let (clusters, depth) = FmmDlp::new(octa_sphere(3).unwrap(), config).unwrap().tree_size();
+    /// assert!(clusters > 8 && depth >= 2);
+    /// ```
+    pub fn tree_size(&self) -> (usize, u32) {
+        (self.tree.nodes.len(), self.tree.depth())
+    }
+
+    fn corners(&self, face: u32) -> [DVec3; 3] {
+        let vertices = self.mesh.vertices();
+        self.mesh.faces()[face as usize].map(|v| vertices[v as usize])
+    }
+
+    /// Leaf coefficients by quadrature (parallel over leaves), then M2M towards the root.
+    fn upward_pass(&mut self) {
+        let p = self.config.order;
+        let width = size(p);
+        let rule = triangle_rule(p / 2 + 1);
+        let nodes = &self.tree.nodes;
+        let leaves: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].is_leaf()).collect();
+        let scale = -1.0 / (4.0 * std::f64::consts::PI);
+        let leaf_data: Vec<(Vec<Complex>, f64)> = leaves
+            .par_iter()
+            .map(|&i| {
+                let node = &nodes[i];
+                let mut coefficients = vec![Complex::default(); width];
+                let mut area = 0.0;
+                let (mut values, mut normal_harmonics, mut integral) =
+                    (Vec::new(), Vec::new(), vec![Complex::default(); width]);
+                for &face in &self.tree.order[node.items.clone()] {
+                    let [a, b, c] = self.corners(face);
+                    let (e1, e2) = (b - a, c - a);
+                    // |e1 × e2| = 2·area: the reference triangle's weights (summing to ½) times
+                    // this give ∫ ds, and the unnormalised normal carries the same factor.
+                    let normal = e1.cross(e2);
+                    area += 0.5 * normal.length();
+                    integral.fill(Complex::default());
+                    if p >= 1 {
+                        for &(s, t, w) in &rule {
+                            regular(p - 1, a + s * e1 + t * e2 - node.centre, &mut values);
+                            for (acc, v) in integral.iter_mut().zip(&values) {
+                                *acc += v.scale(w);
+                            }
+                        }
+                    }
+                    regular(1, normal, &mut normal_harmonics);
+                    for n in 1..=p {
+                        for m in -(n as isize)..=(n as isize) {
+                            let mut sum = Complex::default();
+                            for t in -1isize..=1 {
+                                let mt = m - t;
+                                if mt.unsigned_abs() < n {
+                                    sum += normal_harmonics[index(1, t)] * integral[index(n - 1, mt)];
+                                }
+                            }
+                            coefficients[index(n, m)] += sum.conj().scale(scale);
+                        }
+                    }
+                }
+                (coefficients, area)
+            })
+            .collect();
+        let mut multipoles = vec![Complex::default(); width * nodes.len()];
+        let mut areas = vec![0.0; nodes.len()];
+        for (&i, (coefficients, area)) in leaves.iter().zip(leaf_data) {
+            multipoles[i * width..(i + 1) * width].copy_from_slice(&coefficients);
+            areas[i] = area;
+        }
+        // Children come after their parents: a reverse sweep visits children first.
+        let mut scratch = Vec::new();
+        for i in (0..nodes.len()).rev() {
+            if let Some(parent) = nodes[i].parent {
+                let (low, high) = multipoles.split_at_mut(i * width);
+                let child = &high[..width];
+                let parent_slice = &mut low[parent * width..(parent + 1) * width];
+                m2m(p, child, nodes[i].centre, parent_slice, nodes[parent].centre, &mut scratch);
+                areas[parent] += areas[i];
+            }
+        }
+        self.multipoles = multipoles;
+        self.cluster_areas = areas;
+    }
+
+    /// The kernel factor of Eq. 26 for clusters of radius `r` at separation `d`, times `1/4π`.
+    fn truncation_factor(&self, r: f64) -> f64 {
+        let (d, p) = (self.config.separation, self.config.order as i32);
+        (1.0 + std::f64::consts::PI) / ((d - 1.0) * r * r)
+            * (f64::from(p) + 1.0 + d / (d - 1.0))
+            * d.powi(-(p + 2))
+            / (4.0 * std::f64::consts::PI)
+    }
+
+    /// Evaluates `J̃` with its error bound at points given in the body's frame.
+    ///
+    /// # Errors
+    /// [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    ///
+    /// ```
+    /// use fmm_dlp::{FmmConfig, FmmDlp};
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// let fmm = FmmDlp::new(octa_sphere(3).unwrap(), FmmConfig { order: 10, ..FmmConfig::default() }).unwrap();
+    /// let e = fmm.evaluate(&[DVec3::new(0.1, 0.2, 0.3), DVec3::new(2.0, 0.0, 0.0)]).unwrap();
+    /// assert!((e.potentials[0] - 1.0).abs() < 1e-6 && e.potentials[1].abs() < 1e-6);
+    /// ```
+    pub fn evaluate(&self, points: &[DVec3]) -> Result<FmmEvaluation, DlpError> {
+        crate::check_points(points)?;
+        let p = self.config.order;
+        let width = size(p);
+        // The evaluation tree goes no finer than the mesh tree's leaves (the paper pairs clusters
+        // of about the same size): deeper evaluation clusters would only multiply conversions.
+        let finest =
+            self.tree.nodes.iter().filter(|n| n.is_leaf()).map(|n| n.half).fold(f64::INFINITY, f64::min);
+        let targets = Octree::build_until(
+            points,
+            |i, c| (points[i] - c).length(),
+            self.config.points_per_leaf,
+            24,
+            finest,
+        );
+        // Dual traversal: M2L lists for every evaluation cluster, nearfield lists at its leaves.
+        let mut far: Vec<Vec<u32>> = vec![Vec::new(); targets.nodes.len()];
+        let mut near: Vec<Vec<u32>> = vec![Vec::new(); targets.nodes.len()];
+        if !points.is_empty() {
+            let mut stack = vec![(0usize, 0usize)];
+            let factor = self.config.separation + 1.0;
+            while let Some((t, s)) = stack.pop() {
+                let (tn, sn) = (&targets.nodes[t], &self.tree.nodes[s]);
+                let distance = (tn.centre - sn.centre).length();
+                if distance >= factor * tn.radius.max(sn.radius) {
+                    far[t].push(s as u32);
+                } else if tn.is_leaf() && sn.is_leaf() {
+                    near[t].push(s as u32);
+                } else if tn.is_leaf() || (!sn.is_leaf() && sn.radius >= tn.radius) {
+                    stack.extend(sn.children.clone().rev().map(|c| (t, c)));
+                } else {
+                    stack.extend(tn.children.clone().rev().map(|c| (c, s)));
+                }
+            }
+        }
+        // Downward pass: locals and error bounds, parents before children (breadth-first order).
+        let mut locals = vec![Complex::default(); width * targets.nodes.len()];
+        let mut bounds = vec![0.0; targets.nodes.len()];
+        let mut scratch = Vec::new();
+        for t in 0..targets.nodes.len() {
+            let node = &targets.nodes[t];
+            let (before, rest) = locals.split_at_mut(t * width);
+            let local = &mut rest[..width];
+            if let Some(parent) = node.parent {
+                let parent_local = &before[parent * width..(parent + 1) * width];
+                l2l(p, parent_local, targets.nodes[parent].centre, local, node.centre, &mut scratch);
+                bounds[t] = bounds[parent];
+            }
+            for &s in &far[t] {
+                let sn = &self.tree.nodes[s as usize];
+                let multipole = &self.multipoles[s as usize * width..(s as usize + 1) * width];
+                m2l(p, multipole, sn.centre, local, node.centre, &mut scratch);
+                bounds[t] +=
+                    self.cluster_areas[s as usize] * self.truncation_factor(node.radius.max(sn.radius));
+            }
+        }
+        // Leaves: local expansion plus exact nearfield, in parallel.
+        let leaves: Vec<usize> = (0..targets.nodes.len()).filter(|&t| targets.nodes[t].is_leaf()).collect();
+        let results: Vec<Vec<(u32, f64, bool)>> = leaves
+            .par_iter()
+            .map(|&t| {
+                let node = &targets.nodes[t];
+                let local = &locals[t * width..(t + 1) * width];
+                let mut values = Vec::new();
+                targets.order[node.items.clone()]
+                    .iter()
+                    .map(|&i| {
+                        let x = points[i as usize];
+                        regular(p, x - node.centre, &mut values);
+                        let mut j: f64 =
+                            local.iter().zip(&values).map(|(l, r)| l.re * r.re + l.im * r.im).sum();
+                        let mut touches = false;
+                        let mut half_angles = 0.0;
+                        for &s in &near[t] {
+                            let sn = &self.tree.nodes[s as usize];
+                            for &face in &self.tree.order[sn.items.clone()] {
+                                let [a, b, c] = self.corners(face);
+                                let h = half_solid_angle(a, b, c, x);
+                                if h == 0.0 && on_triangle(a, b, c, x) {
+                                    touches = true;
+                                }
+                                half_angles += h;
+                            }
+                        }
+                        j += half_angles / (2.0 * std::f64::consts::PI);
+                        (i, j, touches)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut evaluation = FmmEvaluation {
+            potentials: vec![0.0; points.len()],
+            error_bounds: vec![0.0; points.len()],
+            on_surface: vec![false; points.len()],
+        };
+        for (&t, leaf) in leaves.iter().zip(results) {
+            for (i, j, touches) in leaf {
+                evaluation.potentials[i as usize] = j;
+                evaluation.error_bounds[i as usize] = bounds[t];
+                evaluation.on_surface[i as usize] = touches;
+            }
+        }
+        Ok(evaluation)
+    }
+
+    /// `J̃` at points in the body's frame.
+    ///
+    /// # Errors
+    /// [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    ///
+    /// ```
+    /// use fmm_dlp::{FmmConfig, FmmDlp};
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// let fmm = FmmDlp::new(octa_sphere(2).unwrap(), FmmConfig::default()).unwrap();
+    /// assert!((fmm.potentials(&[DVec3::ZERO]).unwrap()[0] - 1.0).abs() < 1e-3);
+    /// ```
+    pub fn potentials(&self, points: &[DVec3]) -> Result<Vec<f64>, DlpError> {
+        Ok(self.evaluate(points)?.potentials)
+    }
+
+    /// Classifies points given in the body's frame. Points whose `J̃` is within its error bound
+    /// of ½ (or whose bound reaches ½), and points exactly on a nearfield triangle, are
+    /// re-evaluated exactly; the answer is therefore that of the exact evaluator.
+    ///
+    /// # Errors
+    /// [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    ///
+    /// ```
+    /// use contact_core::Containment;
+    /// use fmm_dlp::{FmmConfig, FmmDlp};
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// let fmm = FmmDlp::new(octa_sphere(0).unwrap(), FmmConfig::default()).unwrap();
+    /// let on_face = DVec3::new(0.25, 0.25, 0.5);
+    /// assert_eq!(fmm.classify(&[on_face]).unwrap(), [Containment::OnBoundary]);
+    /// ```
+    pub fn classify(&self, points: &[DVec3]) -> Result<Vec<Containment>, DlpError> {
+        Ok(self.classify_with_stats(points)?.0)
+    }
+
+    /// [`classify`](Self::classify), also returning how many points were re-evaluated exactly.
+    ///
+    /// # Errors
+    /// [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    ///
+    /// ```
+    /// use fmm_dlp::{FmmConfig, FmmDlp};
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// let fmm = FmmDlp::new(octa_sphere(3).unwrap(), FmmConfig::default()).unwrap();
+    /// let (_, exact) = fmm.classify_with_stats(&[DVec3::ZERO, DVec3::splat(3.0)]).unwrap();
+    /// assert_eq!(exact, 0);
+    /// ```
+    pub fn classify_with_stats(&self, points: &[DVec3]) -> Result<(Vec<Containment>, usize), DlpError> {
+        let evaluation = self.evaluate(points)?;
+        let (vertices, faces) = (self.mesh.vertices(), self.mesh.faces());
+        let classes: Vec<(Containment, bool)> = (0..points.len())
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|i| {
+                let (j, bound) = (evaluation.potentials[i], evaluation.error_bounds[i]);
+                if evaluation.on_surface[i] || bound >= 0.5 || (j - 0.5).abs() <= bound {
+                    (containment_of(potential(vertices, faces, points[i])), true)
+                } else if j > 0.5 {
+                    (Containment::Inside, false)
+                } else {
+                    (Containment::Outside, false)
+                }
+            })
+            .collect();
+        let exact = classes.iter().filter(|c| c.1).count();
+        Ok((classes.into_iter().map(|c| c.0).collect(), exact))
+    }
+
+    /// Classifies points given in the world while the body has `pose` (body frame to world):
+    /// the points are mapped into the body's frame, so the setup is reused as the body moves.
+    ///
+    /// # Errors
+    /// [`DlpError::InvalidPose`] for a non-finite or singular pose, and those of
+    /// [`classify`](Self::classify).
+    ///
+    /// ```
+    /// use contact_core::Containment;
+    /// use fmm_dlp::{FmmConfig, FmmDlp};
+    /// use geometry_core::{DAffine3, DVec3, generators::octa_sphere};
+    /// let fmm = FmmDlp::new(octa_sphere(3).unwrap(), FmmConfig::default()).unwrap();
+    /// let pose = DAffine3::from_translation(DVec3::new(10.0, 0.0, 0.0));
+    /// let world = [DVec3::new(10.2, 0.0, 0.0), DVec3::ZERO];
+    /// assert_eq!(fmm.classify_posed(&pose, &world).unwrap(), [Containment::Inside, Containment::Outside]);
+    /// ```
+    pub fn classify_posed(&self, pose: &DAffine3, points: &[DVec3]) -> Result<Vec<Containment>, DlpError> {
+        if !pose.is_finite() || pose.matrix3.determinant() == 0.0 {
+            return Err(DlpError::InvalidPose);
+        }
+        crate::check_points(points)?;
+        let inverse = pose.inverse();
+        let local: Vec<DVec3> = points.iter().map(|&x| inverse.transform_point3(x)).collect();
+        self.classify(&local)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harmonics::irregular;
+    use geometry_core::generators::octa_sphere;
+
+    /// Every cluster's multipole expansion, evaluated directly at a point well outside the
+    /// cluster, against the exact solid angles of the cluster's own triangles: checks the leaf
+    /// coefficients (Eq. 22) and, for inner clusters, the M2M chain (Eq. 23).
+    #[test]
+    fn cluster_expansions_match_their_triangles() {
+        let mesh = octa_sphere(3).unwrap();
+        for p in [4usize, 8, 12] {
+            let config = FmmConfig { order: p, depth: TreeDepth::Fixed(16), ..FmmConfig::default() };
+            let fmm = FmmDlp::new(mesh.clone(), config).unwrap();
+            let width = size(p);
+            let mut worst = 0.0f64;
+            for (k, node) in fmm.tree.nodes.iter().enumerate() {
+                let x = node.centre + DVec3::new(0.6, -0.8, 0.0) * (4.0 * node.radius);
+                let mut s = Vec::new();
+                irregular(p, x - node.centre, &mut s);
+                let approx: f64 = fmm.multipoles[k * width..(k + 1) * width]
+                    .iter()
+                    .zip(&s)
+                    .map(|(m, s)| (*m * *s).re)
+                    .sum();
+                let exact: f64 = fmm.tree.order[node.items.clone()]
+                    .iter()
+                    .map(|&f| {
+                        let [a, b, c] = fmm.corners(f);
+                        half_solid_angle(a, b, c, x)
+                    })
+                    .sum::<f64>()
+                    / (2.0 * std::f64::consts::PI);
+                worst = worst.max((approx - exact).abs());
+            }
+            // The expansion converges like (r/|x − C|)^(p+1) = 4^−(p+1).
+            assert!(worst < 0.25f64.powi(p as i32 + 1) * 4.0, "p = {p}: worst error {worst}");
+        }
+    }
+}
