@@ -16,13 +16,19 @@
 //! zero the floating-point triple product cannot be trusted, so its sign then comes from the
 //! exact `orient3d`, and a point exactly in a face's plane gets no contribution from that face
 //! (the principal value: the double layer kernel vanishes in the face's own plane).
+//!
+//! The sum of the half angles is accumulated as a product of complex numbers with a turn count
+//! ([`AngleSum`]) rather than with one `atan2` per triangle, which would cost more than the rest
+//! of the evaluation together.
 
 use geometry_core::predicates::{Sign, orient3d};
 use geometry_core::{DVec3, TriMesh};
 
-/// `Ω / 2` of triangle `(p0, p1, p2)` seen from `x`.
+/// `tan(Ω/2)` of triangle `(p0, p1, p2)` seen from `x`, as the pair `(numerator, denominator)`
+/// of Van Oosterom–Strackee, or `None` when `x` lies exactly in the triangle's plane (no
+/// contribution). A numerator too small for its sign to be trusted gets the exact sign.
 #[inline]
-pub(crate) fn half_solid_angle(p0: DVec3, p1: DVec3, p2: DVec3, x: DVec3) -> f64 {
+pub(crate) fn tan_half_solid_angle(p0: DVec3, p1: DVec3, p2: DVec3, x: DVec3) -> Option<(f64, f64)> {
     let (a, b, c) = (p0 - x, p1 - x, p2 - x);
     let (la, lb, lc) = (a.length(), b.length(), c.length());
     let mut numerator = a.dot(b.cross(c));
@@ -31,24 +37,75 @@ pub(crate) fn half_solid_angle(p0: DVec3, p1: DVec3, p2: DVec3, x: DVec3) -> f64
     let bound = 8.0 * f64::EPSILON * la * lb * lc;
     if numerator.abs() <= bound {
         numerator = match orient3d(p0, p1, p2, x) {
-            Sign::Zero => return 0.0,
+            Sign::Zero => return None,
             // orient3d > 0: x in front of the face (outside side): negative solid angle.
             Sign::Positive => -f64::MIN_POSITIVE.max(numerator.abs()),
             Sign::Negative => f64::MIN_POSITIVE.max(numerator.abs()),
         };
     }
-    numerator.atan2(denominator)
+    Some((numerator, denominator))
+}
+
+/// `Ω / 2` of triangle `(p0, p1, p2)` seen from `x` (0 for `x` in its plane).
+#[inline]
+pub(crate) fn half_solid_angle(p0: DVec3, p1: DVec3, p2: DVec3, x: DVec3) -> f64 {
+    tan_half_solid_angle(p0, p1, p2, x).map_or(0.0, |(n, d)| n.atan2(d))
+}
+
+/// A sum of angles `Σ atan2(nₖ, dₖ)` without one `atan2` per term: the complex numbers
+/// `dₖ + i nₖ` are multiplied together (their arguments add), and the turns that the running
+/// product makes around the origin are counted where it crosses the negative real axis. The
+/// count is decided from the same stored values as the final argument, so rounding never
+/// loses or gains a turn; the result is `atan2` of the product plus `2π` per turn.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AngleSum {
+    re: f64,
+    im: f64,
+    turns: i64,
+}
+
+impl AngleSum {
+    pub(crate) fn new() -> Self {
+        Self { re: 1.0, im: 0.0, turns: 0 }
+    }
+
+    /// Adds `atan2(numerator, denominator)`; `numerator ≠ 0`.
+    #[inline]
+    pub(crate) fn add(&mut self, numerator: f64, denominator: f64) {
+        let upper_before = self.im >= 0.0;
+        let re = self.re * denominator - self.im * numerator;
+        let im = self.re * numerator + self.im * denominator;
+        // Keep the product near unit size (a power of two would do; a division is as cheap).
+        let scale = 1.0 / re.abs().max(im.abs());
+        let (re, im) = (re * scale, im * scale + 0.0);
+        let upper_after = im >= 0.0;
+        // Rotating by less than a half turn, the product crosses the negative real axis exactly
+        // when it changes half-plane in the direction of the rotation.
+        if numerator > 0.0 && upper_before && !upper_after {
+            self.turns += 1;
+        } else if numerator < 0.0 && !upper_before && upper_after {
+            self.turns -= 1;
+        }
+        self.re = re;
+        self.im = im;
+    }
+
+    /// The sum of the angles added.
+    pub(crate) fn total(&self) -> f64 {
+        self.im.atan2(self.re) + std::f64::consts::TAU * self.turns as f64
+    }
 }
 
 /// `J(x)` by direct summation over all faces, `O(N)` per point.
 pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64 {
-    let sum: f64 = faces
-        .iter()
-        .map(|f| {
-            half_solid_angle(vertices[f[0] as usize], vertices[f[1] as usize], vertices[f[2] as usize], x)
-        })
-        .sum();
-    sum / (2.0 * std::f64::consts::PI)
+    let mut sum = AngleSum::new();
+    for f in faces {
+        let (a, b, c) = (vertices[f[0] as usize], vertices[f[1] as usize], vertices[f[2] as usize]);
+        if let Some((n, d)) = tan_half_solid_angle(a, b, c, x) {
+            sum.add(n, d);
+        }
+    }
+    sum.total() / std::f64::consts::TAU
 }
 
 /// The exact double layer potential of a closed, outward-oriented mesh.

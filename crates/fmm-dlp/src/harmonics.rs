@@ -29,6 +29,9 @@
 //! A multipole expansion about `C` represents `φ(x) = Σ M_n^m S_n^m(x − C)`, a local expansion
 //! about `L` represents `φ(x) = Σ L_n^m conj(R_n^m(x − L))`. From the identities:
 //!
+//! Expansions of real fields (all of them here) satisfy `X_n^{−m} = (−1)^m conj(X_n^m)`, so the
+//! translations compute the coefficients with `m ≥ 0` and mirror the others.
+//!
 //! ```text
 //! M2M (C₁ → C₂):  M'_n^m = Σ_{s,t} conj(R_s^t(C₁ − C₂)) M_{n−s}^{m−t}            (paper Eq. 23)
 //! M2L (C → L):    L_j^k  = (−1)^j Σ_{n,m} M_n^m S_{n+j}^{m+k}(L − C)               (Eq. 24)
@@ -274,8 +277,9 @@ pub fn m2m(
     scratch: &mut Vec<Complex>,
 ) {
     regular(p, from - to, scratch);
+    // Expansions of real fields satisfy X_n^{−m} = (−1)^m conj(X_n^m): compute m ≥ 0, mirror.
     for n in 0..=p {
-        for m in -(n as isize)..=(n as isize) {
+        for m in 0..=(n as isize) {
             let mut sum = Complex::default();
             for s in 0..=n {
                 let rest = n - s;
@@ -287,6 +291,9 @@ pub fn m2m(
                 }
             }
             parent[index(n, m)] += sum;
+            if m > 0 {
+                parent[index(n, -m)] += mirror(sum, m as usize);
+            }
         }
     }
 }
@@ -318,26 +325,43 @@ pub fn m2l(
     irregular(2 * p, to - from, scratch);
     for j in 0..=p {
         let sign = if j.is_multiple_of(2) { 1.0 } else { -1.0 };
-        for k in -(j as isize)..=(j as isize) {
+        for k in 0..=(j as isize) {
             let mut sum = Complex::default();
             for n in 0..=p {
-                for m in -(n as isize)..=(n as isize) {
-                    sum += multipole[index(n, m)] * scratch[index(n + j, m + k)];
+                let row = index(n + j, k);
+                let coefficients = &multipole[index(n, -(n as isize))..=index(n, n as isize)];
+                // S_{n+j}^{m+k} for m = −n..=n sits contiguously around `row`.
+                let harmonics = &scratch[row - n..=row + n];
+                for (a, b) in coefficients.iter().zip(harmonics) {
+                    sum += *a * *b;
                 }
             }
-            local[index(j, k)] += sum.scale(sign);
+            let value = sum.scale(sign);
+            local[index(j, k)] += value;
+            if k > 0 {
+                local[index(j, -k)] += mirror(value, k as usize);
+            }
         }
     }
 }
 
 /// Adds to `child` (about `to`) the local expansion `parent` (about `from`) re-centred, both of
-/// degree `p` (Eq. 25).
+/// degree `p` (Eq. 25). Like every translation here it assumes the expansion of a real field,
+/// `X_n^{−m} = (−1)^m conj(X_n^m)`.
 ///
 /// ```
-/// use fmm_dlp::harmonics::{Complex, evaluate_local, l2l, size};
+/// use fmm_dlp::harmonics::{Complex, evaluate_local, index, l2l, size};
 /// use geometry_core::DVec3;
 /// let p = 3;
-/// let parent: Vec<Complex> = (0..size(p)).map(|i| Complex::new(1.0 / (1.0 + i as f64), 0.0)).collect();
+/// // A local expansion of a real field: X_n^{−m} = (−1)^m conj(X_n^m).
+/// let mut parent = vec![Complex::default(); size(p)];
+/// for n in 0..=p {
+///     for m in 0..=n as isize {
+///         let z = Complex::new(1.0 / (1.0 + (n as f64) + m as f64), if m == 0 { 0.0 } else { 0.3 });
+///         parent[index(n, m)] = z;
+///         parent[index(n, -m)] = z.conj().scale(if m % 2 == 0 { 1.0 } else { -1.0 });
+///     }
+/// }
 /// let mut child = vec![Complex::default(); size(p)];
 /// let (from, to) = (DVec3::ZERO, DVec3::new(0.2, 0.1, -0.3));
 /// l2l(p, &parent, from, &mut child, to, &mut Vec::new());
@@ -355,7 +379,7 @@ pub fn l2l(
 ) {
     regular(p, to - from, scratch);
     for u in 0..=p {
-        for v in -(u as isize)..=(u as isize) {
+        for v in 0..=(u as isize) {
             let mut sum = Complex::default();
             for s in 0..=(p - u) {
                 for t in -(s as isize)..=(s as isize) {
@@ -366,6 +390,9 @@ pub fn l2l(
                 }
             }
             child[index(u, v)] += sum;
+            if v > 0 {
+                child[index(u, -v)] += mirror(sum, v as usize);
+            }
         }
     }
 }

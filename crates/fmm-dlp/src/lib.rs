@@ -29,7 +29,7 @@ mod quadrature;
 pub use classify::{INDICATOR_TOLERANCE, containment_of};
 pub use error::DlpError;
 pub use exact::ExactDlp;
-pub use fmm::{FmmConfig, FmmDlp, FmmEvaluation, TreeDepth, leaf_size_for};
+pub use fmm::{ACCEPTANCE_MARGIN, FmmConfig, FmmDlp, FmmEvaluation, TreeDepth, leaf_size_for};
 pub use quadrature::{gauss_legendre, triangle_rule};
 
 use contact_core::{Containment, PointContainment};
