@@ -46,8 +46,9 @@ pub(crate) fn tan_half_solid_angle(p0: DVec3, p1: DVec3, p2: DVec3, x: DVec3) ->
     Some((numerator, denominator))
 }
 
-/// `Ω / 2` of triangle `(p0, p1, p2)` seen from `x` (0 for `x` in its plane).
-#[inline]
+/// `Ω / 2` of triangle `(p0, p1, p2)` seen from `x` (0 for `x` in its plane), one `atan2` per
+/// triangle: the plain form, kept as an oracle for [`AngleSum`].
+#[cfg(test)]
 pub(crate) fn half_solid_angle(p0: DVec3, p1: DVec3, p2: DVec3, x: DVec3) -> f64 {
     tan_half_solid_angle(p0, p1, p2, x).map_or(0.0, |(n, d)| n.atan2(d))
 }
@@ -188,5 +189,33 @@ impl ExactDlp {
         crate::check_points(points)?;
         let (vertices, faces) = (self.mesh.vertices(), self.mesh.faces());
         Ok(points.par_iter().with_min_len(16).map(|&x| potential(vertices, faces, x)).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn angle_sum_equals_the_sum_of_atan2_including_many_turns() {
+        // Angles close to ±π, summing to several turns in both directions.
+        let mut state = 12345u64;
+        let mut next = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for trial in 0..200 {
+            let mut sum = AngleSum::new();
+            let mut expected = 0.0;
+            let bias = if trial % 2 == 0 { 2.9 } else { -2.9 };
+            for _ in 0..50 {
+                let angle = (bias + 0.4 * (next() - 0.5)).clamp(-3.1, 3.1);
+                let scale = 10f64.powf(6.0 * next() - 3.0);
+                let (n, d) = (angle.sin() * scale, angle.cos() * scale);
+                sum.add(n, d);
+                expected += n.atan2(d);
+            }
+            assert!((sum.total() - expected).abs() < 1e-11, "{} vs {expected}", sum.total());
+        }
     }
 }
