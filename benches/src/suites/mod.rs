@@ -14,6 +14,7 @@
 //! ```
 
 pub mod ellipsoid;
+pub mod fmm_dlp;
 pub mod geometry;
 pub mod hhgrid;
 pub mod raycross;
@@ -58,8 +59,13 @@ pub trait Suite: Sync {
 }
 
 /// Every suite, in the order `cargo xtask bench` runs them.
-pub static SUITES: &[&dyn Suite] =
-    &[&geometry::Geometry, &hhgrid::HhGrid, &raycross::RayCross, &ellipsoid::EllipsoidSuite];
+pub static SUITES: &[&dyn Suite] = &[
+    &geometry::Geometry,
+    &hhgrid::HhGrid,
+    &raycross::RayCross,
+    &fmm_dlp::FmmDlpSuite,
+    &ellipsoid::EllipsoidSuite,
+];
 
 /// Finds a registered suite by name.
 pub fn find(name: &str) -> Option<&'static dyn Suite> {

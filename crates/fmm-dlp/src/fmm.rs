@@ -59,6 +59,12 @@ pub enum TreeDepth {
     },
     /// Leaves of at most this many triangles.
     Fixed(usize),
+    /// Automatic, beyond the paper: the mesh tree is built as for [`PreChosen`](Self::PreChosen)
+    /// (so setup needs no knowledge of the points), and each batch cuts it at the level that
+    /// the cost model of [`FmmDlp::cut_level`] prefers for the batch's size, treating the
+    /// clusters there as leaves. The full depth is one of the candidates, so by the model the
+    /// choice is never worse than `PreChosen`.
+    Automatic,
 }
 
 /// Settings of the fast multipole evaluator.
@@ -165,7 +171,7 @@ impl FmmDlp {
         }
         let n = mesh.faces().len();
         let leaf = match config.depth {
-            TreeDepth::PreChosen => pre_chosen_leaf_size(n),
+            TreeDepth::PreChosen | TreeDepth::Automatic => pre_chosen_leaf_size(n),
             TreeDepth::WellChosen { points } => leaf_size_for(n, points, config.order),
             TreeDepth::Fixed(s) => s,
         };
@@ -292,6 +298,50 @@ impl FmmDlp {
             / (4.0 * std::f64::consts::PI)
     }
 
+    /// The mesh-tree level at which a batch of `points` points treats clusters as leaves:
+    /// unlimited except for [`TreeDepth::Automatic`], which minimises the modelled cost
+    ///
+    /// ```text
+    /// cost(λ) = c_far · min(M, 8^λ) · p⁴  +  c_near · M · (N / K_λ)
+    /// ```
+    ///
+    /// over the levels `λ` of the tree: conversions for up to one evaluation cluster per mesh
+    /// cluster cell (`c_far ≈ 90` conversions of about `p⁴` ns each at `d = 3`), against a
+    /// nearfield of about `c_near ≈ 17` clusters of `N / K_λ` triangles at 20 ns per point and
+    /// triangle, where `K_λ` counts the clusters that act as leaves at level `λ`.
+    ///
+    /// ```
+    /// use fmm_dlp::{FmmConfig, FmmDlp, TreeDepth};
+    /// use geometry_core::generators::octa_sphere;
+    /// let config = FmmConfig { depth: TreeDepth::Automatic, ..FmmConfig::default() };
+    /// let fmm = FmmDlp::new(octa_sphere(5).unwrap(), config).unwrap();
+    /// assert!(fmm.cut_level(10) <= fmm.cut_level(1_000_000));
+    /// ```
+    pub fn cut_level(&self, points: usize) -> u32 {
+        if self.config.depth != TreeDepth::Automatic {
+            return u32::MAX;
+        }
+        let depth = self.tree.depth();
+        let n = self.mesh.faces().len() as f64;
+        let p4 = (self.config.order.max(1) as f64).powi(4);
+        let m = points.max(1) as f64;
+        let mut best = (f64::INFINITY, depth);
+        for level in 0..=depth {
+            let acting_leaves = self
+                .tree
+                .nodes
+                .iter()
+                .filter(|n| n.level == level || (n.is_leaf() && n.level < level))
+                .count();
+            let targets = m.min(8f64.powi(level as i32));
+            let cost = 90.0 * targets * p4 * 1e-9 + 17.0 * m * (n / acting_leaves as f64) * 20e-9;
+            if cost < best.0 {
+                best = (cost, level);
+            }
+        }
+        best.1
+    }
+
     /// Evaluates `J̃` with its error bound at points given in the body's frame.
     ///
     /// # Errors
@@ -310,8 +360,10 @@ impl FmmDlp {
         let width = size(p);
         // The evaluation tree goes no finer than the mesh tree's leaves (the paper pairs clusters
         // of about the same size): deeper evaluation clusters would only multiply conversions.
+        let cut = self.cut_level(points.len());
+        let is_leaf = |n: &crate::octree::Node| n.is_leaf() || n.level >= cut;
         let finest =
-            self.tree.nodes.iter().filter(|n| n.is_leaf()).map(|n| n.half).fold(f64::INFINITY, f64::min);
+            self.tree.nodes.iter().filter(|n| is_leaf(n)).map(|n| n.half).fold(f64::INFINITY, f64::min);
         let targets = Octree::build_until(
             points,
             |i, c| (points[i] - c).length(),
@@ -330,9 +382,9 @@ impl FmmDlp {
                 let distance = (tn.centre - sn.centre).length();
                 if distance >= factor * tn.radius.max(sn.radius) {
                     far[t].push(s as u32);
-                } else if tn.is_leaf() && sn.is_leaf() {
+                } else if tn.is_leaf() && is_leaf(sn) {
                     near[t].push(s as u32);
-                } else if tn.is_leaf() || (!sn.is_leaf() && sn.radius >= tn.radius) {
+                } else if tn.is_leaf() || (!is_leaf(sn) && sn.radius >= tn.radius) {
                     stack.extend(sn.children.clone().rev().map(|c| (t, c)));
                 } else {
                     stack.extend(tn.children.clone().rev().map(|c| (c, s)));
