@@ -43,6 +43,12 @@ pub const PYTHON_PACKAGES: &[PythonPackage] = &[
         used_by: &["geometry"],
         purpose: "mesh construction, watertightness, winding consistency and volume",
     },
+    PythonPackage {
+        pip: "libigl",
+        module: "igl",
+        used_by: &["fmm-dlp"],
+        purpose: "fast winding number (Barnes–Hut, order 2, β = 2), the fmm-dlp suite's peer",
+    },
 ];
 
 /// The interpreter of the peers' virtual environment under `root`.

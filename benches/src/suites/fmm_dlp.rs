@@ -20,6 +20,7 @@ use super::geometry::MeshCase;
 use super::raycross::PointSet;
 use super::{Suite, SuiteContext, sweep};
 use crate::BenchError;
+use crate::peers::PythonEnv;
 use crate::report::format::duration;
 use crate::report::{LogLogPlot, Mode, Record, Report, Series, Table};
 use contact_core::{Containment, PointContainment};
@@ -27,7 +28,11 @@ use fmm_dlp::{ExactDlp, FmmConfig, FmmDlp, TreeDepth};
 use geometry_core::generators::FoamSize;
 use geometry_core::{DVec3, TriMesh};
 use raycross::RayCrossing;
+use std::path::Path;
 use std::time::Instant;
+
+const PEER: &str = "libigl";
+const PEER_SCRIPT: &str = include_str!("../../peers/igl_winding.py");
 
 /// The registered suite.
 #[derive(Debug, Clone, Copy, Default)]
@@ -96,6 +101,47 @@ struct Row {
     raycross_build: f64,
     raycross_classify: f64,
     mismatches: usize,
+    /// libigl's fast winding number: seconds of one call (tree + evaluation) and the points it
+    /// classifies differently from raycross (winding number > ½ read as inside; points on the
+    /// surface excluded).
+    igl: Option<(f64, usize)>,
+}
+
+/// Runs libigl's fast winding number on one case through `env`, in `dir`.
+fn run_igl(
+    env: &PythonEnv,
+    dir: &Path,
+    mesh: &TriMesh,
+    points: &[DVec3],
+    truth: &[Containment],
+) -> Result<(f64, usize), String> {
+    let write = |name: &str, bytes: Vec<u8>| {
+        std::fs::write(dir.join(name), bytes).map_err(|e| format!("writing {name}: {e}"))
+    };
+    let coordinates = |ps: &[DVec3]| ps.iter().flat_map(DVec3::to_array).flat_map(f64::to_le_bytes).collect();
+    write("V.f64", coordinates(mesh.vertices()))?;
+    write("F.i64", mesh.faces().iter().flatten().flat_map(|&i| i64::from(i).to_le_bytes()).collect())?;
+    write("Q.f64", coordinates(points))?;
+    let stdout =
+        env.run_script(dir, "igl_winding.py", PEER_SCRIPT, &[dir.as_os_str()]).map_err(|e| e.to_string())?;
+    let parsed: serde_json::Value = serde_json::from_str(&stdout).map_err(|e| format!("peer output: {e}"))?;
+    let seconds = parsed["seconds"].as_f64().ok_or("peer output has no seconds")?;
+    let bytes = std::fs::read(dir.join("W.f64")).map_err(|e| format!("reading W.f64: {e}"))?;
+    let winding: Vec<f64> =
+        bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+    if winding.len() != points.len() {
+        return Err(format!("peer returned {} values for {} points", winding.len(), points.len()));
+    }
+    let disagreements = winding
+        .iter()
+        .zip(truth)
+        .filter(|(w, t)| match t {
+            Containment::Inside => **w <= 0.5,
+            Containment::Outside => **w > 0.5,
+            Containment::OnBoundary => false,
+        })
+        .count();
+    Ok((seconds, disagreements))
 }
 
 fn run_fmm(
@@ -115,7 +161,12 @@ fn run_fmm(
     Ok((FmmRun { setup, evaluation, exact_fallbacks }, mismatches))
 }
 
-fn measure(mesh_case: MeshCase, points_set: PointSet, plan: &Plan) -> Result<Row, String> {
+fn measure(
+    mesh_case: MeshCase,
+    points_set: PointSet,
+    plan: &Plan,
+    peer: Option<(&PythonEnv, &Path)>,
+) -> Result<Row, String> {
     let mesh = mesh_case.generate().map_err(|e| e.to_string())?;
     let points = points_set.generate(&mesh)?;
     let start = Instant::now();
@@ -139,6 +190,7 @@ fn measure(mesh_case: MeshCase, points_set: PointSet, plan: &Plan) -> Result<Row
         PointSet::Grid(g) => g,
         PointSet::Random(_) => 0,
     };
+    let igl = peer.map(|(env, dir)| run_igl(env, dir, &mesh, &points, &truth)).transpose()?;
     Ok(Row {
         mesh: mesh_case,
         triangles: n,
@@ -151,6 +203,7 @@ fn measure(mesh_case: MeshCase, points_set: PointSet, plan: &Plan) -> Result<Row
         raycross_build,
         raycross_classify,
         mismatches: m1 + m2 + m3 + m4,
+        igl,
     })
 }
 
@@ -201,12 +254,18 @@ impl Suite for FmmDlpSuite {
              (the runs take from milliseconds to minutes)."
                 .to_owned(),
         );
-        match ctx.python(&["igl"]) {
-            Ok(_) => report.info(
-                "libigl is importable, but its fast winding number adapter is not written yet: no igl rows.",
-            ),
-            Err(reason) => report.info(format!("peer libigl (fast winding number) skipped: {reason}")),
-        }
+        let peer = match ctx.python(&["numpy", "igl"]) {
+            Ok(env) => Some(env),
+            Err(reason) => {
+                report.info(format!("peer {PEER} (fast winding number) skipped: {reason}"));
+                None
+            }
+        };
+        let transfer = tempfile::Builder::new()
+            .prefix("collide-fmm-dlp-")
+            .tempdir()
+            .map_err(|e| BenchError::io("creating a temporary directory for the peer", e))?;
+        let peer = peer.as_ref().map(|env| (env, transfer.path()));
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
@@ -225,7 +284,7 @@ impl Suite for FmmDlpSuite {
                 &mut report,
                 &cases,
                 |(m, s)| format!("{}/{}", m.name(), s.id()),
-                |&(m, s)| measure(m, s, &plan),
+                |&(m, s)| measure(m, s, &plan, peer),
             )
         });
         let errors = pool.install(|| {
@@ -288,9 +347,10 @@ fn add_tables(report: &mut Report, rows: &[Row]) {
         "Auto setup + eval",
         "exact (per pair)",
         "raycross build + classify",
+        "libigl FWN (disagreements)",
         "PC exact re-evals",
     ])
-    .align_right(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    .align_right(&[1, 2, 3, 4, 5, 6, 7, 8, 9]);
     for row in rows {
         let pair = |r: &FmmRun| format!("{} + {}", duration(r.setup), duration(r.evaluation));
         table.push_row([
@@ -302,8 +362,16 @@ fn add_tables(report: &mut Report, rows: &[Row]) {
             pair(&row.auto),
             format!("{:.1} ns", row.exact_per_pair * 1e9),
             format!("{} + {}", duration(row.raycross_build), duration(row.raycross_classify)),
+            row.igl.map_or("–".to_owned(), |(t, d)| format!("{} ({d})", duration(t))),
             row.pc.exact_fallbacks.to_string(),
         ]);
+        if let Some((seconds, disagreements)) = row.igl {
+            report.records.push(
+                Record::new(NAME, format!("{}/{}", row.mesh.name(), row.points), "igl_total", seconds, "s")
+                    .implementation(PEER)
+                    .param("disagreements", disagreements),
+            );
+        }
         let case = format!(
             "{}/{}",
             row.mesh.name(),
@@ -334,7 +402,11 @@ fn add_tables(report: &mut Report, rows: &[Row]) {
         .section("Setup and evaluation per case (one thread)")
         .paragraph(
             "The exact evaluator's total is its per-pair time × points × triangles. Every FMM and exact \
-             classification was compared with raycross (an error is reported above otherwise).",
+             classification was compared with raycross (an error is reported above otherwise). libigl's \
+             fast winding number (when installed: `cargo xtask peers`) is one call that builds its tree and \
+             evaluates all points, limited to one thread; its disagreements with raycross count points \
+             strictly inside or outside that it puts on the other side of ½ (it does not guarantee the \
+             classification).",
         )
         .table(table);
 
@@ -391,6 +463,20 @@ fn add_tables(report: &mut Report, rows: &[Row]) {
             duration(target.raycross_build + target.raycross_classify),
             "–".to_owned(),
         ]);
+        if let Some((seconds, disagreements)) = target.igl {
+            t.push_row([
+                format!(
+                    "{PEER} fast winding number (one thread), disagreements with raycross: {disagreements}"
+                ),
+                duration(seconds),
+                "PC ≤ this".to_owned(),
+            ]);
+            t.push_row([
+                "PC total / libigl".to_owned(),
+                format!("{:.2}×", target.pc.total() / seconds),
+                "≤ 1×".to_owned(),
+            ]);
+        }
         report
             .section(format!(
                 "Target case: {} random points in the box of the {}-triangle sphere",
