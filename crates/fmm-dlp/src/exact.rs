@@ -76,9 +76,9 @@ impl AngleSum {
         let upper_before = self.im >= 0.0;
         let re = self.re * denominator - self.im * numerator;
         let im = self.re * numerator + self.im * denominator;
-        // Keep the product near unit size (a power of two would do; a division is as cheap).
-        let scale = 1.0 / re.abs().max(im.abs());
-        let (re, im) = (re * scale, im * scale + 0.0);
+        // Keep the product near unit size by an exact power of two, taken from the exponent of
+        // the larger part: no division on the loop-carried dependency chain.
+        let (re, im) = rescale(re, im);
         let upper_after = im >= 0.0;
         // Rotating by less than a half turn, the product crosses the negative real axis exactly
         // when it changes half-plane in the direction of the rotation.
@@ -95,6 +95,23 @@ impl AngleSum {
     pub(crate) fn total(&self) -> f64 {
         self.im.atan2(self.re) + std::f64::consts::TAU * self.turns as f64
     }
+}
+
+/// `(re, im)` times the power of two that brings `max(|re|, |im|)` into `[1, 2)`; a negative
+/// zero imaginary part becomes `+0` (the upper half-plane, like `atan2(+0, x)`).
+#[inline]
+fn rescale(re: f64, im: f64) -> (f64, f64) {
+    let larger = re.abs().max(im.abs());
+    let exponent = (larger.to_bits() >> 52) & 0x7ff;
+    if exponent == 0 || exponent >= 0x7fe {
+        // Zero, subnormal, infinite or NaN: fall back to a division (not reached for finite,
+        // non-degenerate input).
+        let scale = 1.0 / larger;
+        return (re * scale, im * scale + 0.0);
+    }
+    // 2^(1023 − e): biased exponent 2046 − e.
+    let scale = f64::from_bits((2046 - exponent) << 52);
+    (re * scale, im * scale + 0.0)
 }
 
 /// `J(x)` by direct summation over all faces, `O(N)` per point.

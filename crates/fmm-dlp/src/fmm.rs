@@ -29,7 +29,7 @@
 //! margin of 250× the worst measured error) for the rest; the benchmark reports both counts.
 
 use crate::exact::{AngleSum, potential, tan_half_solid_angle};
-use crate::harmonics::{Complex, index, l2l, m2l, m2m, regular, size};
+use crate::harmonics::{Complex, index, irregular, l2l, m2l, m2m, regular, size};
 use crate::octree::Octree;
 use crate::quadrature::triangle_rule;
 use crate::{DlpError, containment_of};
@@ -129,8 +129,11 @@ pub struct FmmDlp {
     tree: Octree,
     /// Multipole coefficients, `size(p)` per mesh cluster.
     multipoles: Vec<Complex>,
-    /// Triangle areas, for the error bound.
+    /// Cluster areas, for the error bound.
     cluster_areas: Vec<f64>,
+    /// The triangles' corners in the mesh tree's order, so that a nearfield cluster's triangles
+    /// are read contiguously: `corners_in_order[k]` belongs to face `tree.order[k]`.
+    corners_in_order: Vec<[DVec3; 3]>,
 }
 
 /// What the evaluation of one batch produced, per point (in the batch's order).
@@ -184,7 +187,9 @@ impl FmmDlp {
             leaf,
             24,
         );
-        let mut fmm = Self { mesh, config, tree, multipoles: Vec::new(), cluster_areas: Vec::new() };
+        let corners_in_order = tree.order.iter().map(|&f| corners(f as usize)).collect();
+        let mut fmm =
+            Self { mesh, config, tree, multipoles: Vec::new(), cluster_areas: Vec::new(), corners_in_order };
         fmm.upward_pass();
         Ok(fmm)
     }
@@ -371,9 +376,13 @@ impl FmmDlp {
             24,
             finest,
         );
-        // Dual traversal: M2L lists for every evaluation cluster, nearfield lists at its leaves.
+        // Dual traversal: M2L lists for every evaluation cluster; at its leaves, nearfield lists
+        // and direct lists (a leaf with few points evaluates an admissible cluster's multipole
+        // expansion at each point, `k·(p+1)²` work, instead of converting it, about `(p+1)⁴/2`).
         let mut far: Vec<Vec<u32>> = vec![Vec::new(); targets.nodes.len()];
         let mut near: Vec<Vec<u32>> = vec![Vec::new(); targets.nodes.len()];
+        let mut direct: Vec<Vec<u32>> = vec![Vec::new(); targets.nodes.len()];
+        let direct_below = width / 2;
         if !points.is_empty() {
             let mut stack = vec![(0usize, 0usize)];
             let factor = self.config.separation + 1.0;
@@ -381,7 +390,11 @@ impl FmmDlp {
                 let (tn, sn) = (&targets.nodes[t], &self.tree.nodes[s]);
                 let distance = (tn.centre - sn.centre).length();
                 if distance >= factor * tn.radius.max(sn.radius) {
-                    far[t].push(s as u32);
+                    if tn.is_leaf() && tn.items.len() < direct_below {
+                        direct[t].push(s as u32);
+                    } else {
+                        far[t].push(s as u32);
+                    }
                 } else if tn.is_leaf() && is_leaf(sn) {
                     near[t].push(s as u32);
                 } else if tn.is_leaf() || (!is_leaf(sn) && sn.radius >= tn.radius) {
@@ -391,26 +404,40 @@ impl FmmDlp {
                 }
             }
         }
-        // Downward pass: locals and error bounds, parents before children (breadth-first order).
+        // Downward pass: locals and error bounds, level by level (breadth-first order keeps each
+        // level contiguous and after its parents); the clusters of a level in parallel.
         let mut locals = vec![Complex::default(); width * targets.nodes.len()];
         let mut bounds = vec![0.0; targets.nodes.len()];
-        let mut scratch = Vec::new();
-        for t in 0..targets.nodes.len() {
-            let node = &targets.nodes[t];
-            let (before, rest) = locals.split_at_mut(t * width);
-            let local = &mut rest[..width];
-            if let Some(parent) = node.parent {
-                let parent_local = &before[parent * width..(parent + 1) * width];
-                l2l(p, parent_local, targets.nodes[parent].centre, local, node.centre, &mut scratch);
-                bounds[t] = bounds[parent];
-            }
-            for &s in &far[t] {
-                let sn = &self.tree.nodes[s as usize];
-                let multipole = &self.multipoles[s as usize * width..(s as usize + 1) * width];
-                m2l(p, multipole, sn.centre, local, node.centre, &mut scratch);
-                bounds[t] +=
-                    self.cluster_areas[s as usize] * self.truncation_factor(node.radius.max(sn.radius));
-            }
+        let mut start = 0;
+        while start < targets.nodes.len() {
+            let level = targets.nodes[start].level;
+            let end = start + targets.nodes[start..].iter().take_while(|n| n.level == level).count();
+            let (done, current) = locals.split_at_mut(start * width);
+            let (done_bounds, current_bounds) = bounds.split_at_mut(start);
+            current[..(end - start) * width]
+                .par_chunks_mut(width)
+                .zip(current_bounds[..end - start].par_iter_mut())
+                .enumerate()
+                .for_each_init(Vec::new, |scratch, (k, (local, bound))| {
+                    let t = start + k;
+                    let node = &targets.nodes[t];
+                    if let Some(parent) = node.parent {
+                        let parent_local = &done[parent * width..(parent + 1) * width];
+                        l2l(p, parent_local, targets.nodes[parent].centre, local, node.centre, scratch);
+                        *bound = done_bounds[parent];
+                    }
+                    for &s in far[t].iter().chain(&direct[t]) {
+                        let sn = &self.tree.nodes[s as usize];
+                        *bound += self.cluster_areas[s as usize]
+                            * self.truncation_factor(node.radius.max(sn.radius));
+                    }
+                    for &s in &far[t] {
+                        let sn = &self.tree.nodes[s as usize];
+                        let multipole = &self.multipoles[s as usize * width..(s as usize + 1) * width];
+                        m2l(p, multipole, sn.centre, local, node.centre, scratch);
+                    }
+                });
+            start = end;
         }
         // Leaves: local expansion plus exact nearfield, in parallel.
         let leaves: Vec<usize> = (0..targets.nodes.len()).filter(|&t| targets.nodes[t].is_leaf()).collect();
@@ -427,12 +454,16 @@ impl FmmDlp {
                         regular(p, x - node.centre, &mut values);
                         let mut j: f64 =
                             local.iter().zip(&values).map(|(l, r)| l.re * r.re + l.im * r.im).sum();
+                        for &s in &direct[t] {
+                            let sn = &self.tree.nodes[s as usize];
+                            let multipole = &self.multipoles[s as usize * width..(s as usize + 1) * width];
+                            j += evaluate_real_multipole(p, multipole, x - sn.centre, &mut values);
+                        }
                         let mut touches = false;
                         let mut half_angles = AngleSum::new();
                         for &s in &near[t] {
                             let sn = &self.tree.nodes[s as usize];
-                            for &face in &self.tree.order[sn.items.clone()] {
-                                let [a, b, c] = self.corners(face);
+                            for &[a, b, c] in &self.corners_in_order[sn.items.clone()] {
                                 match tan_half_solid_angle(a, b, c, x) {
                                     Some((n, d)) => half_angles.add(n, d),
                                     None => touches |= on_triangle(a, b, c, x),
@@ -558,11 +589,26 @@ impl FmmDlp {
     }
 }
 
+/// `Re Σ M_n^m S_n^m(r)` for the expansion of a real field, using `S_n^{−m} M_n^{−m} =
+/// conj(S_n^m M_n^m)`: the `m = 0` terms plus twice the real parts of the `m > 0` terms.
+fn evaluate_real_multipole(p: usize, multipole: &[Complex], r: DVec3, scratch: &mut Vec<Complex>) -> f64 {
+    irregular(p, r, scratch);
+    let mut sum = 0.0;
+    for n in 0..=p {
+        let centre = index(n, 0);
+        sum += multipole[centre].re * scratch[centre].re - multipole[centre].im * scratch[centre].im;
+        for k in centre + 1..=centre + n {
+            let (a, b) = (multipole[k], scratch[k]);
+            sum += 2.0 * (a.re * b.re - a.im * b.im);
+        }
+    }
+    sum
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::exact::half_solid_angle;
-    use crate::harmonics::irregular;
     use geometry_core::generators::octa_sphere;
 
     /// Every cluster's multipole expansion, evaluated directly at a point well outside the
