@@ -62,8 +62,8 @@ pub enum TreeDepth {
     /// Automatic, beyond the paper: the mesh tree is built as for [`PreChosen`](Self::PreChosen)
     /// (so setup needs no knowledge of the points), and each batch cuts it at the level that
     /// the cost model of [`FmmDlp::cut_level`] prefers for the batch's size, treating the
-    /// clusters there as leaves. The full depth is one of the candidates, so by the model the
-    /// choice is never worse than `PreChosen`.
+    /// clusters there as leaves; it keeps the full depth unless the model predicts half the
+    /// cost, so it is `PreChosen` wherever the model is unsure.
     Automatic,
 }
 
@@ -313,7 +313,9 @@ impl FmmDlp {
     /// over the levels `λ` of the tree: conversions for up to one evaluation cluster per mesh
     /// cluster cell (`c_far ≈ 90` conversions of about `p⁴` ns each at `d = 3`), against a
     /// nearfield of about `c_near ≈ 17` clusters of `N / K_λ` triangles at 20 ns per point and
-    /// triangle, where `K_λ` counts the clusters that act as leaves at level `λ`.
+    /// triangle, where `K_λ` counts the clusters that act as leaves at level `λ`. The constants are
+    /// rough, so a shallower cut is taken only when the model predicts half the cost of the full
+    /// depth.
     ///
     /// ```
     /// use fmm_dlp::{FmmConfig, FmmDlp, TreeDepth};
@@ -331,6 +333,7 @@ impl FmmDlp {
         let p4 = (self.config.order.max(1) as f64).powi(4);
         let m = points.max(1) as f64;
         let mut best = (f64::INFINITY, depth);
+        let mut full_depth_cost = f64::INFINITY;
         for level in 0..=depth {
             let acting_leaves = self
                 .tree
@@ -339,12 +342,16 @@ impl FmmDlp {
                 .filter(|n| n.level == level || (n.is_leaf() && n.level < level))
                 .count();
             let targets = m.min(8f64.powi(level as i32));
-            let cost = 90.0 * targets * p4 * 1e-9 + 17.0 * m * (n / acting_leaves as f64) * 20e-9;
+            let cost = 20.0 * targets * p4 * 1e-9 + 17.0 * m * (n / acting_leaves as f64) * 13e-9;
             if cost < best.0 {
                 best = (cost, level);
             }
+            if level == depth {
+                full_depth_cost = cost;
+            }
         }
-        best.1
+        // The model is rough: leave the full (pre-chosen) depth only for a predicted gain of 2×.
+        if best.0 < 0.5 * full_depth_cost { best.1 } else { depth }
     }
 
     /// Evaluates `J̃` with its error bound at points given in the body's frame.
