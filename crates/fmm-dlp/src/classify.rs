@@ -7,7 +7,9 @@ use contact_core::Containment;
 /// is the interior solid-angle fraction (½ on a face, the dihedral fraction on an edge).
 pub const INDICATOR_TOLERANCE: f64 = 1e-6;
 
-/// The containment that an exact potential `j` means.
+/// The containment that an exact potential `j` means. (The evaluators go one step further:
+/// a `j` between the bands is confirmed by an exact on-triangle test, since floating point
+/// leaves points within a few ulps of an edge slightly off 0 or 1.)
 ///
 /// ```
 /// use contact_core::Containment;

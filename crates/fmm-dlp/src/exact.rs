@@ -21,7 +21,9 @@
 //! ([`AngleSum`]) rather than with one `atan2` per triangle, which would cost more than the rest
 //! of the evaluation together.
 
-use geometry_core::predicates::{Sign, orient3d};
+use crate::containment_of;
+use contact_core::Containment;
+use geometry_core::predicates::{Sign, on_triangle, orient3d};
 use geometry_core::{DVec3, TriMesh};
 
 /// `tan(Ω/2)` of triangle `(p0, p1, p2)` seen from `x`, as the pair `(numerator, denominator)`
@@ -124,6 +126,29 @@ pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64
         }
     }
     sum.total() / std::f64::consts::TAU
+}
+
+/// The containment of `x` from its exact potential `j`, made exact where floating point cannot
+/// be: a point within a few ulps of an edge (relative to the mesh size) gets a `J` off by up to
+/// `ε · size / distance`, which can leave it between 0 and 1 although it is not on the surface.
+/// So a `j` clearly between 0 and 1 is confirmed by the exact on-triangle test, and a point on
+/// no triangle is rounded to the nearer of inside and outside.
+pub(crate) fn exact_containment(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3, j: f64) -> Containment {
+    match containment_of(j) {
+        Containment::OnBoundary => {
+            let on_surface = faces.iter().any(|f| {
+                on_triangle(vertices[f[0] as usize], vertices[f[1] as usize], vertices[f[2] as usize], x)
+            });
+            if on_surface {
+                Containment::OnBoundary
+            } else if j > 0.5 {
+                Containment::Inside
+            } else {
+                Containment::Outside
+            }
+        }
+        decided => decided,
+    }
 }
 
 /// The exact double layer potential of a closed, outward-oriented mesh.

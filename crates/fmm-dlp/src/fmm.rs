@@ -28,11 +28,11 @@
 //! exactly. The guarantee is therefore rigorous for certified points and empirical (with a
 //! margin of 250× the worst measured error) for the rest; the benchmark reports both counts.
 
-use crate::exact::{AngleSum, potential, tan_half_solid_angle};
+use crate::DlpError;
+use crate::exact::{AngleSum, exact_containment, potential, tan_half_solid_angle};
 use crate::harmonics::{Complex, index, irregular, l2l, m2l, m2m, regular, size};
 use crate::octree::Octree;
 use crate::quadrature::triangle_rule;
-use crate::{DlpError, containment_of};
 use contact_core::Containment;
 use geometry_core::predicates::on_triangle;
 use geometry_core::{DAffine3, DVec3, TriMesh};
@@ -558,7 +558,10 @@ impl FmmDlp {
                 // times the largest ever measured could flip it; otherwise exact.
                 let accepted = margin > bound.min(ACCEPTANCE_MARGIN);
                 if evaluation.on_surface[i] || !accepted {
-                    (containment_of(potential(vertices, faces, points[i])), true)
+                    (
+                        exact_containment(vertices, faces, points[i], potential(vertices, faces, points[i])),
+                        true,
+                    )
                 } else if j > 0.5 {
                     (Containment::Inside, false)
                 } else {

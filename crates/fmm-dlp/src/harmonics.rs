@@ -4,11 +4,12 @@
 //! which makes the addition theorems free of extra factors (see `NOTES.md`):
 //!
 //! ```text
-//! R_n^m(r) = rⁿ P_n^|m|(cos θ) e^{imφ} / (n+|m|)!          (regular)
-//! S_n^m(r) = (n−|m|)! P_n^|m|(cos θ) e^{imφ} / r^{n+1}      (irregular)
+//! R_n^m(r) = rⁿ P_n^m(cos θ) e^{imφ} / (n+m)!          (regular, m ≥ 0)
+//! S_n^m(r) = (n−m)! P_n^m(cos θ) e^{imφ} / r^{n+1}      (irregular, m ≥ 0)
 //! ```
 //!
-//! with the Condon–Shortley phase, computed by the Cartesian recurrences
+//! with the Condon–Shortley phase in `P_n^m`, and `X_n^{−m} = (−1)^m conj(X_n^m)` for negative
+//! orders, computed by the Cartesian recurrences
 //!
 //! ```text
 //! R_0^0 = 1,    R_{l+1}^{l+1} = −(x+iy) R_l^l / (2l+2),

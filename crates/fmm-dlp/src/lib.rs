@@ -55,10 +55,19 @@ impl PointContainment for ExactDlp {
     /// assert_eq!(dlp.contains(DVec3::X).unwrap(), Containment::OnBoundary); // a mesh vertex
     /// ```
     fn contains(&self, point: DVec3) -> Result<Containment, DlpError> {
-        self.potential(point).map(containment_of)
+        let j = self.potential(point)?;
+        Ok(exact::exact_containment(self.mesh().vertices(), self.mesh().faces(), point, j))
     }
 
     fn contains_batch(&self, points: &[DVec3]) -> Result<Vec<Containment>, DlpError> {
-        Ok(self.potentials(points)?.into_iter().map(containment_of).collect())
+        use rayon::prelude::*;
+        let potentials = self.potentials(points)?;
+        let (vertices, faces) = (self.mesh().vertices(), self.mesh().faces());
+        Ok(points
+            .par_iter()
+            .zip(&potentials)
+            .with_min_len(64)
+            .map(|(&x, &j)| exact::exact_containment(vertices, faces, x, j))
+            .collect())
     }
 }

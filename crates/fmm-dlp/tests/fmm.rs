@@ -1,0 +1,405 @@
+//! `FmmDlp` against oracles written here, independently of the crate:
+//!
+//! 1. convergence in the expansion order: the maximum of `|J̃ − J|` over a 10³ grid around an
+//!    octahedral sphere (with `J` from the test's own solid-angle sum) decays geometrically in `p`,
+//!    and the reported error bounds hold at every point for `p ≥ 2`;
+//! 2. classification equals `raycross` (exact) and `ExactDlp` on regular grids around octahedral
+//!    spheres (levels 2–5) and the gyroid foam, for `d ∈ {2, 3}`, `p ∈ {2, 6}` and every tree
+//!    depth rule, also at points 1e-15 … 1e-8 from faces, edges and vertices; off the surface,
+//!    `|J̃ − J|` stays within the reported bound;
+//! 3. dyadic points on the surface of a finely cut cube and of an L-shaped prism are `OnBoundary`,
+//!    with `J̃` within its bound of the exact ½, ¼, ⅛, ¾, ⅜;
+//! 4. posed queries equal body-frame queries of the inverse-transformed points and `raycross` on
+//!    the transformed mesh;
+//! 5. a run on one rayon thread (a child process with `RAYON_NUM_THREADS=1`) gives bit-identical
+//!    results to a run on the global pool.
+
+mod common;
+
+use common::{
+    DEBUG, Surface, boxes_value, containment_of_value, l_prism, lattice, near_feature_points,
+    near_surface_points, random_points, random_rigid, random_rotation, rng, subdivided_cube,
+};
+use contact_core::{Containment, PointContainment};
+use fmm_dlp::{ExactDlp, FmmConfig, FmmDlp, TreeDepth};
+use geometry_core::generators::{FoamSize, foam, octa_sphere, point_grid, surrounding_cube};
+use geometry_core::{DAffine3, DMat3, DVec3, TriMesh};
+use rand::RngExt;
+use raycross::RayCrossing;
+
+fn config(order: usize, separation: f64, depth: TreeDepth) -> FmmConfig {
+    FmmConfig { order, separation, depth, ..FmmConfig::default() }
+}
+
+/// The `n³` cell-centre grid on the cube around `mesh` with margin 0.1.
+fn grid(mesh: &TriMesh, n: usize) -> Vec<DVec3> {
+    point_grid(&surrounding_cube(&mesh.bounding_box(), 0.1).unwrap(), n).unwrap()
+}
+
+#[test]
+fn error_decays_geometrically_in_the_order_and_stays_within_the_bounds() {
+    for level in [3, 4] {
+        let mesh = octa_sphere(level).unwrap();
+        let points = grid(&mesh, 10);
+        let surface = Surface::new(&mesh);
+        let exact: Vec<f64> = points.iter().map(|&x| surface.winding(x)).collect();
+        // The oracle against the crate's exact evaluator (cross-check of both).
+        let crate_exact = ExactDlp::new(mesh.clone()).unwrap().potentials(&points).unwrap();
+        for (a, b) in exact.iter().zip(&crate_exact) {
+            assert!((a - b).abs() < 1e-12);
+        }
+        println!("octa_sphere({level}), 10³ grid, d = 3, PreChosen");
+        println!(" p   max |J̃ − J|   max bound   bound violations (|J̃ − J| > bound + 1e-13)");
+        let mut errors = Vec::new();
+        for p in 0..=12 {
+            let fmm = FmmDlp::new(mesh.clone(), config(p, 3.0, TreeDepth::PreChosen)).unwrap();
+            assert_eq!(fmm.config().order, p);
+            let eval = fmm.evaluate(&points).unwrap();
+            assert_eq!(eval.potentials.len(), points.len());
+            assert_eq!(eval.error_bounds.len(), points.len());
+            assert_eq!(eval.on_surface.len(), points.len());
+            let mut max_err: f64 = 0.0;
+            let mut max_bound: f64 = 0.0;
+            let mut violations = Vec::new();
+            for (i, &want) in exact.iter().enumerate() {
+                let err = (eval.potentials[i] - want).abs();
+                max_err = max_err.max(err);
+                max_bound = max_bound.max(eval.error_bounds[i]);
+                // The bound is for the truncation; 1e-13 allows for rounding in the sums.
+                if err > eval.error_bounds[i] + 1e-13 {
+                    violations.push((i, err, eval.error_bounds[i]));
+                }
+            }
+            println!("{p:2}   {max_err:.3e}    {max_bound:.3e}   {}", violations.len());
+            if p >= 2 {
+                assert!(
+                    violations.is_empty(),
+                    "level {level}, p = {p}: bound violated at {} points, first (index, error, bound) {:?} \
+                     at {}",
+                    violations.len(),
+                    violations[0],
+                    points[violations[0].0]
+                );
+            }
+            // The potentials are the evaluation's potentials.
+            assert_eq!(fmm.potentials(&points).unwrap(), eval.potentials);
+            errors.push(max_err);
+        }
+        assert!(errors[0] > 1e-6, "level {level}: p = 0 is exact, so the far field was never used");
+        for p in 0..=10 {
+            assert!(
+                errors[p + 2] < errors[p],
+                "level {level}: error does not decrease from p = {p} to {}",
+                p + 2
+            );
+        }
+        assert!(errors[12] < 1e-8, "level {level}: error at p = 12 is {}", errors[12]);
+    }
+}
+
+/// `raycross` and `FmmDlp` agree on every point, for every configuration, and `|J̃ − J|` stays
+/// within the reported bound. `J` is `reference` if given, else 1 (inside) or 0 (outside), which
+/// is what the floating-point solid-angle sum gives at points not extremely close to the surface.
+fn check_classification(
+    what: &str,
+    mesh: &TriMesh,
+    points: &[DVec3],
+    want: &[Containment],
+    configs: &[FmmConfig],
+    reference: Option<&[f64]>,
+) {
+    for cfg in configs {
+        let fmm = FmmDlp::new(mesh.clone(), *cfg).unwrap();
+        let got = fmm.classify(points).unwrap();
+        let (stats_got, exact_count) = fmm.classify_with_stats(points).unwrap();
+        assert_eq!(got, stats_got, "{what}: classify_with_stats differs from classify");
+        assert!(exact_count <= points.len());
+        let eval = fmm.evaluate(points).unwrap();
+        for (i, &p) in points.iter().enumerate() {
+            assert_eq!(got[i], want[i], "{what}, {cfg:?}: point {i} = {p:?}");
+            let j = match (reference, want[i]) {
+                (Some(js), _) => js[i],
+                (None, Containment::Inside) => 1.0,
+                (None, Containment::Outside) => 0.0,
+                (None, Containment::OnBoundary) => continue,
+            };
+            let err = (eval.potentials[i] - j).abs();
+            assert!(
+                err <= eval.error_bounds[i] + 1e-13,
+                "{what}, {cfg:?}: J̃({p}) = {}, J = {j}, bound {}",
+                eval.potentials[i],
+                eval.error_bounds[i]
+            );
+        }
+    }
+}
+
+fn order_separation_configs() -> Vec<FmmConfig> {
+    let mut out = Vec::new();
+    for separation in [2.0, 3.0] {
+        for order in [2, 6] {
+            out.push(config(order, separation, TreeDepth::PreChosen));
+        }
+    }
+    out
+}
+
+#[test]
+fn classification_on_grids_around_octa_spheres() {
+    for level in 2..=5 {
+        let mesh = octa_sphere(level).unwrap();
+        let ray = RayCrossing::new(mesh.clone()).unwrap();
+        let exact = ExactDlp::new(mesh.clone()).unwrap();
+        for n in [10, 20] {
+            let points = grid(&mesh, n);
+            let want = ray.contains_batch(&points).unwrap();
+            assert!(want.contains(&Containment::Inside) && want.contains(&Containment::Outside));
+            if n == 10 {
+                assert_eq!(exact.contains_batch(&points).unwrap(), want, "ExactDlp vs raycross");
+            }
+            check_classification(
+                &format!("octa_sphere({level}), {n}³"),
+                &mesh,
+                &points,
+                &want,
+                &order_separation_configs(),
+                None,
+            );
+        }
+    }
+}
+
+#[test]
+fn classification_on_grids_around_the_foam() {
+    let mesh = foam(FoamSize::Small).unwrap();
+    let ray = RayCrossing::new(mesh.clone()).unwrap();
+    let exact = ExactDlp::new(mesh.clone()).unwrap();
+    let points = grid(&mesh, 10);
+    let want = ray.contains_batch(&points).unwrap();
+    assert_eq!(exact.contains_batch(&points).unwrap(), want, "ExactDlp vs raycross");
+    check_classification("foam, 10³", &mesh, &points, &want, &order_separation_configs(), None);
+    let points = grid(&mesh, 20);
+    let want = ray.contains_batch(&points).unwrap();
+    check_classification("foam, 20³", &mesh, &points, &want, &order_separation_configs(), None);
+}
+
+#[test]
+fn classification_for_every_tree_depth_rule() {
+    let mut r = rng(20);
+    let cases = [("octa_sphere(4)", octa_sphere(4).unwrap()), ("foam", foam(FoamSize::Small).unwrap())];
+    for (what, mesh) in cases {
+        let ray = RayCrossing::new(mesh.clone()).unwrap();
+        let mut points = grid(&mesh, 10);
+        // Points close to the surface make the fallback work.
+        points.extend(near_surface_points(&mut r, &mesh, 300, 1e-7, 1e-3));
+        let want = ray.contains_batch(&points).unwrap();
+        let mut configs = Vec::new();
+        for depth in [
+            TreeDepth::PreChosen,
+            TreeDepth::WellChosen { points: points.len() },
+            TreeDepth::WellChosen { points: 10 },
+            TreeDepth::WellChosen { points: 1_000_000 },
+            TreeDepth::Fixed(1),
+            TreeDepth::Fixed(8),
+            TreeDepth::Fixed(usize::MAX),
+        ] {
+            if DEBUG && what == "foam" && matches!(depth, TreeDepth::Fixed(1)) {
+                continue;
+            }
+            configs.push(config(4, 3.0, depth));
+        }
+        check_classification(what, &mesh, &points, &want, &configs, None);
+    }
+}
+
+#[test]
+fn classification_next_to_faces_edges_and_vertices() {
+    // Points 1e-15 … 1e-8 from faces, edges and vertices, where the floating-point solid angles
+    // are too inaccurate to decide by themselves (the computed J is off by up to 1e-2 at 1e-15
+    // next to an edge). The bounds are for the truncation, so they are checked against the
+    // floating-point sum of `ExactDlp` there.
+    let mut r = rng(24);
+    let cases = [("octa_sphere(3)", octa_sphere(3).unwrap()), ("foam", foam(FoamSize::Small).unwrap())];
+    for (what, mesh) in cases {
+        let mut points = Vec::new();
+        for e in -15..=-9 {
+            let lo = 10f64.powi(e);
+            points.extend(near_surface_points(&mut r, &mesh, 60, lo, 10.0 * lo));
+            points.extend(near_feature_points(&mut r, &mesh, 60, lo));
+        }
+        let want = RayCrossing::new(mesh.clone()).unwrap().contains_batch(&points).unwrap();
+        let inside = want.iter().filter(|&&c| c == Containment::Inside).count();
+        assert!(inside > 100 && inside < points.len() - 100, "{what}: {inside} of {} inside", points.len());
+        let reference = ExactDlp::new(mesh.clone()).unwrap().potentials(&points).unwrap();
+        check_classification(what, &mesh, &points, &want, &order_separation_configs(), Some(&reference));
+    }
+}
+
+/// Dyadic lattice points on and around box solids: exact values from the box oracle.
+fn check_box_solid(
+    what: &str,
+    mesh: &TriMesh,
+    boxes: &[(DVec3, DVec3)],
+    points: &[DVec3],
+    configs: &[FmmConfig],
+) {
+    let ray = RayCrossing::new(mesh.clone()).unwrap();
+    let want_ray = ray.contains_batch(points).unwrap();
+    let exact: Vec<f64> = points.iter().map(|&p| boxes_value(boxes, p)).collect();
+    let mut on_boundary = 0;
+    for (i, &p) in points.iter().enumerate() {
+        assert_eq!(want_ray[i], containment_of_value(exact[i]), "{what}: raycross vs box oracle at {p}");
+        on_boundary += usize::from(want_ray[i] == Containment::OnBoundary);
+    }
+    assert!(on_boundary > points.len() / 20, "{what}: only {on_boundary} boundary points");
+    for cfg in configs {
+        let fmm = FmmDlp::new(mesh.clone(), *cfg).unwrap();
+        let got = fmm.classify(points).unwrap();
+        let eval = fmm.evaluate(points).unwrap();
+        for (i, &p) in points.iter().enumerate() {
+            assert_eq!(got[i], want_ray[i], "{what}, {cfg:?}: point {p}, J = {}", exact[i]);
+            let err = (eval.potentials[i] - exact[i]).abs();
+            assert!(
+                err <= eval.error_bounds[i] + 1e-13,
+                "{what}, {cfg:?}: J̃({p}) = {} but J = {}, bound {}",
+                eval.potentials[i],
+                exact[i],
+                eval.error_bounds[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn points_on_box_surfaces_are_on_boundary() {
+    let mut configs = Vec::new();
+    for depth in [TreeDepth::PreChosen, TreeDepth::Fixed(2), TreeDepth::Fixed(8)] {
+        for (order, separation) in [(2, 2.0), (6, 3.0)] {
+            configs.push(config(order, separation, depth));
+        }
+    }
+    let cube_points = lattice(-0.125, 1.125, 0.0625);
+    check_box_solid(
+        "cube cut 8 × 8",
+        &subdivided_cube(8),
+        &[(DVec3::ZERO, DVec3::ONE)],
+        &cube_points,
+        &configs,
+    );
+    let shifted = lattice(-0.125, 1.125, 0.0625).into_iter().map(|p| p * 2.0).collect::<Vec<_>>();
+    let l_boxes = [
+        (DVec3::ZERO, DVec3::ONE),
+        (DVec3::new(1.0, 0.0, 0.0), DVec3::new(2.0, 1.0, 1.0)),
+        (DVec3::new(0.0, 1.0, 0.0), DVec3::new(1.0, 2.0, 1.0)),
+    ];
+    let l_configs: Vec<FmmConfig> =
+        [TreeDepth::Fixed(1), TreeDepth::PreChosen].into_iter().map(|d| config(3, 2.0, d)).collect();
+    check_box_solid("L prism", &l_prism(), &l_boxes, &shifted, &l_configs);
+}
+
+#[test]
+fn posed_queries_equal_body_frame_queries_and_raycross() {
+    let mut r = rng(21);
+    let cases = [("octa_sphere(3)", octa_sphere(3).unwrap()), ("foam", foam(FoamSize::Small).unwrap())];
+    for (what, mesh) in cases {
+        let fmm = FmmDlp::new(mesh.clone(), FmmConfig::default()).unwrap();
+        for trial in 0..3 {
+            let pose = random_rigid(&mut r, 3.0);
+            let moved = mesh.transformed(&pose).unwrap();
+            let n = if DEBUG && what == "foam" { 10 } else { 14 };
+            let mut world = grid(&moved, n);
+            world.extend(near_surface_points(&mut r, &moved, 200, 1e-6, 1e-3));
+            let got = fmm.classify_posed(&pose, &world).unwrap();
+            let inverse = pose.inverse();
+            let body: Vec<DVec3> = world.iter().map(|&w| inverse.transform_point3(w)).collect();
+            let via_body = fmm.classify(&body).unwrap();
+            let ray = RayCrossing::new(moved).unwrap().contains_batch(&world).unwrap();
+            for i in 0..world.len() {
+                assert_eq!(got[i], via_body[i], "{what}, pose {trial}: world point {}", world[i]);
+                assert_eq!(got[i], ray[i], "{what}, pose {trial}: world point {} vs raycross", world[i]);
+            }
+        }
+    }
+}
+
+#[test]
+fn posed_queries_with_scaling_and_reflection() {
+    let mut r = rng(22);
+    let mesh = octa_sphere(3).unwrap();
+    let fmm = FmmDlp::new(mesh.clone(), config(5, 3.0, TreeDepth::PreChosen)).unwrap();
+    for trial in 0..4 {
+        let mut diagonal =
+            DVec3::new(r.random_range(0.5..2.0), r.random_range(0.5..2.0), r.random_range(0.5..2.0));
+        if trial % 2 == 1 {
+            diagonal.y = -diagonal.y;
+        }
+        let m = random_rotation(&mut r) * DMat3::from_diagonal(diagonal) * random_rotation(&mut r);
+        let pose = DAffine3::from_mat3_translation(m, DVec3::new(1.0, -2.0, 0.5));
+        let moved = mesh.transformed(&pose).unwrap();
+        let world = grid(&moved, 12);
+        let got = fmm.classify_posed(&pose, &world).unwrap();
+        let ray = RayCrossing::new(moved).unwrap().contains_batch(&world).unwrap();
+        assert!(ray.contains(&Containment::Inside));
+        for i in 0..world.len() {
+            assert_eq!(got[i], ray[i], "affine pose {trial}: world point {}", world[i]);
+        }
+    }
+}
+
+/// The environment variable through which the parent tells the child process where to write.
+const CHILD_OUTPUT: &str = "FMM_DLP_TEST_SINGLE_THREAD_OUTPUT";
+
+/// Everything the thread-count test compares, as bit patterns.
+fn thread_sensitive_results() -> Vec<u64> {
+    let mesh = octa_sphere(4).unwrap();
+    let mut r = rng(23);
+    let mut points = grid(&mesh, if DEBUG { 12 } else { 20 });
+    points.extend(near_surface_points(&mut r, &mesh, 300, 1e-9, 1e-3));
+    points.extend(random_points(&mut r, &mesh.bounding_box().expanded(0.5).unwrap(), 300));
+    let mut out = Vec::new();
+    let exact = ExactDlp::new(mesh.clone()).unwrap();
+    out.extend(exact.potentials(&points).unwrap().iter().map(|j| j.to_bits()));
+    let code = |c: &Containment| match c {
+        Containment::Inside => 1,
+        Containment::Outside => 2,
+        Containment::OnBoundary => 3,
+    };
+    out.extend(exact.contains_batch(&points).unwrap().iter().map(code));
+    for cfg in [config(6, 3.0, TreeDepth::PreChosen), config(3, 2.0, TreeDepth::Fixed(4))] {
+        let fmm = FmmDlp::new(mesh.clone(), cfg).unwrap();
+        let eval = fmm.evaluate(&points).unwrap();
+        out.extend(eval.potentials.iter().map(|j| j.to_bits()));
+        out.extend(eval.error_bounds.iter().map(|j| j.to_bits()));
+        out.extend(eval.on_surface.iter().map(|&b| u64::from(b)));
+        out.extend(fmm.classify(&points).unwrap().iter().map(code));
+        let pose = random_rigid(&mut r, 1.0);
+        out.extend(fmm.classify_posed(&pose, &points).unwrap().iter().map(code));
+    }
+    out
+}
+
+#[test]
+fn one_thread_gives_identical_results() {
+    if let Ok(path) = std::env::var(CHILD_OUTPUT) {
+        // Child process: rayon's global pool was created with RAYON_NUM_THREADS=1.
+        let text: Vec<String> = thread_sensitive_results().iter().map(u64::to_string).collect();
+        std::fs::write(path, text.join("\n")).unwrap();
+        return;
+    }
+    let parallel = thread_sensitive_results();
+    let path = std::env::temp_dir().join(format!("fmm-dlp-single-thread-{}.txt", std::process::id()));
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["one_thread_gives_identical_results", "--exact", "--test-threads=1"])
+        .env("RAYON_NUM_THREADS", "1")
+        .env(CHILD_OUTPUT, &path)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "child process failed");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let serial: Vec<u64> = text.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(serial.len(), parallel.len());
+    let first = serial.iter().zip(&parallel).position(|(a, b)| a != b);
+    assert!(first.is_none(), "one thread differs from the pool at result {first:?}");
+}
