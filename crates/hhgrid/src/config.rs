@@ -15,6 +15,41 @@ pub enum UpdateStrategy {
     ClearAndReinsert,
 }
 
+/// How the cell size `c0` of the first grid is chosen; every other grid's cell size is
+/// `c0 · f^k`.
+///
+/// ```
+/// use contact_core::BroadPhase;
+/// use geometry_core::{Aabb, DVec3};
+/// use hhgrid::{BaseCellSize, HhGridConfig, HierarchicalHashGrid};
+/// let config = HhGridConfig { base_cell_size: BaseCellSize::DensestLevel, ..HhGridConfig::default() };
+/// let mut grid = HierarchicalHashGrid::new(config).unwrap();
+/// // One small box first, then forty boxes of edge 3: with the thesis's rule the small box
+/// // would fix the levels; here the grids switch on with all 41 in view.
+/// grid.insert(Aabb::new(DVec3::ZERO, DVec3::splat(0.2)).unwrap()).unwrap();
+/// for i in 0..40 {
+///     let p = DVec3::new(f64::from(i) * 4.0, 0.0, 0.0);
+///     grid.insert(Aabb::new(p, p + DVec3::splat(3.0)).unwrap()).unwrap();
+/// }
+/// let (_, cell, _, objects) = grid.grid_summary().into_iter().max_by_key(|g| g.3).unwrap();
+/// assert_eq!(objects, 40);
+/// assert!(cell / 2.0 <= 3.0 && 3.0 < cell);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BaseCellSize {
+    /// The thesis's rule (eq. 3.3.2): the first object placed in a grid sits midway between its
+    /// grid's size bounds, `c0 = size · √f`.
+    #[default]
+    FirstObject,
+    /// Beyond the thesis: when the structure switches from all-pairs mode to grids (so with
+    /// more than [`all_pairs_threshold`](HhGridConfig::all_pairs_threshold) objects at hand),
+    /// `c0` is chosen so that one level's size range `[c/f, c)` holds as many of those objects as
+    /// possible. Detection is fastest when most objects share a level; with the first object's
+    /// size alone, the split between levels is luck (measured: 1.8× in detection time for the
+    /// same 10⁵ boxes). Falls back to `FirstObject` when grids start with a single object.
+    DensestLevel,
+}
+
 /// The order of the pairs that detection reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PairOrder {
@@ -66,6 +101,8 @@ pub struct HhGridConfig {
     /// Whether [`find_pairs`](contact_core::BroadPhase::find_pairs) runs in parallel (rayon).
     /// The output is identical either way.
     pub parallel: bool,
+    /// How the first grid's cell size is chosen (thesis: from the first object).
+    pub base_cell_size: BaseCellSize,
 }
 
 /// The largest number of cells per axis: keeps cell indices within `u32` and neighbour
@@ -85,6 +122,7 @@ impl HhGridConfig {
             update_strategy: UpdateStrategy::Incremental,
             pair_order: PairOrder::Traversal,
             parallel: false,
+            base_cell_size: BaseCellSize::FirstObject,
         }
     }
 

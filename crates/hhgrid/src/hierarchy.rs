@@ -2,7 +2,7 @@
 //! (Algorithm 2 and clear-and-reinsert), grid growth and the all-pairs mode.
 
 use crate::hash_grid::HashGrid;
-use crate::{Handle, HhGridConfig, HhGridError, ObjectOptions, UpdateStrategy};
+use crate::{BaseCellSize, Handle, HhGridConfig, HhGridError, ObjectOptions, UpdateStrategy};
 use geometry_core::Aabb;
 
 /// Where an object is stored.
@@ -281,7 +281,13 @@ impl HierarchicalHashGrid {
         } else if self.len > self.config.all_pairs_threshold {
             // The threshold is exceeded: switch to grids, irreversibly (thesis §3.7).
             self.grids_active = true;
-            for other in std::mem::take(&mut self.all_pairs) {
+            let waiting = std::mem::take(&mut self.all_pairs);
+            if self.base_cell_size.is_none() && self.config.base_cell_size == BaseCellSize::DensestLevel {
+                let sizes: Vec<f64> =
+                    waiting.iter().chain([&id]).map(|&o| self.aabbs[o as usize].longest_edge()).collect();
+                self.base_cell_size = densest_level_cell_size(sizes, self.config.hierarchy_factor);
+            }
+            for other in waiting {
                 self.assign(other);
             }
             self.assign(id);
@@ -556,5 +562,92 @@ impl HierarchicalHashGrid {
         for grid in &mut self.grids {
             grid.sort_occupied(self.config.parallel);
         }
+    }
+}
+
+/// A cell size whose level `[c/f, c)` holds the most of `sizes` (finite, positive ones): the
+/// window `[sᵢ, sᵢ·f)` with the most sizes, found by two pointers over the sorted sizes, is
+/// centred in the level (geometrically, as the thesis centres its first object), so that the
+/// rest of the population, of which `sizes` is a sample, is unlikely to spill over its edges.
+/// `None` when no size is usable.
+fn densest_level_cell_size(mut sizes: Vec<f64>, factor: f64) -> Option<f64> {
+    sizes.retain(|s| s.is_finite() && *s > 0.0);
+    sizes.sort_by(f64::total_cmp);
+    let mut best = (0usize, 0usize, 0usize);
+    let mut end = 0;
+    for (start, &low) in sizes.iter().enumerate() {
+        end = end.max(start);
+        while end < sizes.len() && sizes[end] < low * factor {
+            end += 1;
+        }
+        if end - start > best.0 {
+            best = (end - start, start, end - 1);
+        }
+    }
+    if best.0 == 0 {
+        return None;
+    }
+    // sizes[last] < sizes[first]·f, so [mid/√f, mid·√f) contains both ends.
+    let middle = (sizes[best.1] * sizes[best.2]).sqrt();
+    let c = middle * factor.sqrt();
+    c.is_finite().then_some(c)
+}
+
+#[cfg(test)]
+mod base_cell_tests {
+    use super::*;
+    use crate::HhGridConfig;
+    use contact_core::BroadPhase;
+    use geometry_core::DVec3;
+
+    #[test]
+    fn densest_window_is_found() {
+        // Sizes 1.0 and 1.1 and five in [3, 5): the window from 3 to 4.9 holds five, and its
+        // geometric middle √(3·4.9) is centred in the level: c = √(3·4.9)·√2.
+        let c = densest_level_cell_size(vec![1.0, 1.1, 3.0, 3.5, 4.0, 4.5, 4.9, f64::NAN, 0.0], 2.0).unwrap();
+        assert!((c - (3.0f64 * 4.9 * 2.0).sqrt()).abs() < 1e-12);
+        assert!(c / 2.0 <= 3.0 && 4.9 < c);
+        assert_eq!(densest_level_cell_size(vec![f64::NAN], 2.0), None);
+    }
+
+    #[test]
+    fn densest_level_puts_most_objects_in_one_grid_and_finds_the_same_pairs() {
+        let mut state = 99u64;
+        let mut next = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let boxes: Vec<Aabb> = (0..400)
+            .map(|i| {
+                // Mostly sizes near 3, a few small ones; the first object is one of the small ones.
+                let half = if i % 10 == 0 { 0.3 + 0.1 * next() } else { 1.4 + 0.2 * next() };
+                let c = DVec3::new(next(), next(), next()) * 30.0;
+                Aabb::new(c - DVec3::splat(half), c + DVec3::splat(half)).unwrap()
+            })
+            .collect();
+        let config = HhGridConfig { base_cell_size: BaseCellSize::DensestLevel, ..HhGridConfig::default() };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        let mut thesis = HierarchicalHashGrid::default();
+        for b in &boxes {
+            grid.insert(*b).unwrap();
+            thesis.insert(*b).unwrap();
+        }
+        let largest = |g: &HierarchicalHashGrid| g.grid_summary().iter().map(|s| s.3).max().unwrap();
+        assert!(largest(&grid) >= 360, "{:?}", grid.grid_summary());
+        assert!(largest(&grid) >= largest(&thesis));
+        let mut found: Vec<(u32, u32)> = Vec::new();
+        let mut pairs = Vec::new();
+        grid.find_pairs(&mut pairs);
+        found.extend(pairs.iter().map(|(a, b)| (a.index().min(b.index()), a.index().max(b.index()))));
+        found.sort_unstable();
+        let mut expected = Vec::new();
+        for i in 0..boxes.len() {
+            for j in i + 1..boxes.len() {
+                if boxes[i].overlaps(&boxes[j]) {
+                    expected.push((i as u32, j as u32));
+                }
+            }
+        }
+        assert_eq!(found, expected);
     }
 }

@@ -68,7 +68,7 @@ mod memory;
 mod packed;
 mod query;
 
-pub use config::{HhGridConfig, MAX_CELLS_PER_AXIS, PairOrder, UpdateStrategy};
+pub use config::{BaseCellSize, HhGridConfig, MAX_CELLS_PER_AXIS, PairOrder, UpdateStrategy};
 pub use detect::PairFilter;
 pub use error::HhGridError;
 pub use handle::{CollisionGroups, Handle, ObjectOptions};

@@ -6,7 +6,8 @@
 use contact_core::BroadPhase;
 use geometry_core::{Aabb, DVec3, Ray};
 use hhgrid::{
-    CollisionGroups, Handle, HhGridConfig, HierarchicalHashGrid, ObjectOptions, PairOrder, UpdateStrategy,
+    BaseCellSize, CollisionGroups, Handle, HhGridConfig, HierarchicalHashGrid, ObjectOptions, PairOrder,
+    UpdateStrategy,
 };
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -118,8 +119,9 @@ fn arb_config() -> impl Strategy<Value = HhGridConfig> {
         prop_oneof![Just(0usize), Just(16)],
         prop::bool::ANY,
         prop::bool::ANY,
+        prop::bool::ANY,
     )
-        .prop_map(|(f, cells, density, threshold, reserve, clear, sorted)| HhGridConfig {
+        .prop_map(|(f, cells, density, threshold, reserve, clear, sorted, densest)| HhGridConfig {
             hierarchy_factor: f,
             initial_cells: cells,
             max_density: density,
@@ -132,6 +134,7 @@ fn arb_config() -> impl Strategy<Value = HhGridConfig> {
             },
             pair_order: if sorted { PairOrder::Sorted } else { PairOrder::Traversal },
             parallel: false,
+            base_cell_size: if densest { BaseCellSize::DensestLevel } else { BaseCellSize::FirstObject },
         })
 }
 
