@@ -34,6 +34,51 @@ impl Triangle {
         Self { a, b, c }
     }
 
+    /// The point of the (closed) triangle closest to `p`, by the Voronoi regions of its corners
+    /// and edges (Ericson, *Real-Time Collision Detection*, §5.1.5). A degenerate triangle gives
+    /// a point of its longest edge's segment or a corner.
+    ///
+    /// ```
+    /// use geometry_core::{Triangle, DVec3};
+    /// let t = Triangle::new(DVec3::ZERO, DVec3::X, DVec3::Y);
+    /// assert_eq!(t.closest_point(DVec3::new(0.2, 0.3, 5.0)), DVec3::new(0.2, 0.3, 0.0));
+    /// assert_eq!(t.closest_point(DVec3::new(-1.0, -1.0, 0.0)), DVec3::ZERO);
+    /// assert_eq!(t.closest_point(DVec3::new(1.0, 1.0, 0.0)), DVec3::new(0.5, 0.5, 0.0));
+    /// ```
+    pub fn closest_point(&self, p: DVec3) -> DVec3 {
+        let (a, b, c) = (self.a, self.b, self.c);
+        let (ab, ac, ap) = (b - a, c - a, p - a);
+        let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+        if d1 <= 0.0 && d2 <= 0.0 {
+            return a; // corner a's region
+        }
+        let bp = p - b;
+        let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+        if d3 >= 0.0 && d4 <= d3 {
+            return b; // corner b's region
+        }
+        let vc = d1 * d4 - d3 * d2;
+        if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+            return a + ab * (d1 / (d1 - d3)); // edge ab
+        }
+        let cp = p - c;
+        let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+        if d6 >= 0.0 && d5 <= d6 {
+            return c; // corner c's region
+        }
+        let vb = d5 * d2 - d1 * d6;
+        if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+            return a + ac * (d2 / (d2 - d6)); // edge ac
+        }
+        let va = d3 * d6 - d5 * d4;
+        if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+            return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))); // edge bc
+        }
+        // Inside the face: barycentric coordinates from the three sub-areas.
+        let denominator = 1.0 / (va + vb + vc);
+        a + ab * (vb * denominator) + ac * (vc * denominator)
+    }
+
     /// The non-normalised normal `(b - a) × (c - a)`, whose length is twice the area.
     ///
     /// ```

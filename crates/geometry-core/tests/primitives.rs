@@ -915,3 +915,41 @@ fn triangle_known_shapes() {
     assert_eq!(Triangle::new(DVec3::ZERO, DVec3::X, DVec3::splat(0.0).with_x(5.0)).unit_normal(), None);
     assert_eq!(Triangle::new(DVec3::ZERO, DVec3::X, DVec3::new(5.0, 0.0, 0.0)).area(), 0.0);
 }
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// `Triangle::closest_point` against a brute-force minimum over a fine barycentric grid plus
+    /// the three edges densely: the returned point lies on the triangle (within rounding) and no
+    /// sampled point is closer.
+    #[test]
+    fn triangle_closest_point_beats_dense_sampling(
+        a in vec3(-10.0..10.0f64), b in vec3(-10.0..10.0f64), c in vec3(-10.0..10.0f64), p in vec3(-20.0..20.0f64),
+    ) {
+        let t = Triangle::new(a, b, c);
+        prop_assume!(t.area() > 1e-3);
+        let q = t.closest_point(p);
+        let best = q.distance(p);
+        // On the triangle: barycentric coordinates in [0, 1] up to rounding.
+        let n = t.normal();
+        prop_assert!((q - a).dot(n).abs() <= 1e-9 * n.length() * (1.0 + (q - a).length()));
+        let steps = 60;
+        let mut sampled = f64::INFINITY;
+        for i in 0..=steps {
+            for j in 0..=steps - i {
+                let (u, v) = (f64::from(i) / f64::from(steps), f64::from(j) / f64::from(steps));
+                sampled = sampled.min((a + (b - a) * u + (c - a) * v).distance(p));
+            }
+        }
+        for k in 0..=2000 {
+            let s = f64::from(k) / 2000.0;
+            for (x, y) in [(a, b), (b, c), (c, a)] {
+                sampled = sampled.min((x + (y - x) * s).distance(p));
+            }
+        }
+        prop_assert!(best <= sampled + 1e-9 * (1.0 + sampled), "closest {best} but sampled {sampled}");
+        // And it is not far below what sampling can resolve (the grid spacing bounds the gap).
+        let spacing = (b - a).length().max((c - a).length()).max((c - b).length()) / f64::from(steps);
+        prop_assert!(sampled - best <= spacing);
+    }
+}

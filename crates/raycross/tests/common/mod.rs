@@ -369,36 +369,8 @@ fn on_triangle(t: &[DVec3; 3], p: DVec3) -> bool {
     unreachable!("a mesh face is never degenerate")
 }
 
-/// The closest point of triangle `t` to `p` (Ericson, Real-Time Collision Detection §5.1.5).
+/// The point of triangle `t` closest to `p` (`geometry_core::Triangle::closest_point`, tested
+/// against dense sampling in geometry-core).
 fn closest_point_on_triangle(p: DVec3, t: &[DVec3; 3]) -> DVec3 {
-    let [a, b, c] = *t;
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return a;
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return b;
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return a + ab * (d1 / (d1 - d3));
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return c;
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return a + ac * (d2 / (d2 - d6));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
-        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
-    }
-    let denom = 1.0 / (va + vb + vc);
-    a + ab * (vb * denom) + ac * (vc * denom)
+    geometry_core::Triangle::new(t[0], t[1], t[2]).closest_point(p)
 }
