@@ -313,19 +313,9 @@ pub(crate) fn cube_rotations() -> Vec<DMat3> {
     out
 }
 
-/// Points `lo + i·step` on every axis with `lo ≤ x ≤ hi` (exact for dyadic input).
+/// Points `lo + i·step` on every axis, `lo ≤ x ≤ hi` (exact for dyadic inputs).
 pub(crate) fn lattice(lo: f64, hi: f64, step: f64) -> Vec<DVec3> {
-    let n = ((hi - lo) / step).round() as usize + 1;
-    let c = |i: usize| lo + i as f64 * step;
-    let mut out = Vec::with_capacity(n * n * n);
-    for i in 0..n {
-        for j in 0..n {
-            for k in 0..n {
-                out.push(DVec3::new(c(i), c(j), c(k)));
-            }
-        }
-    }
-    out
+    geometry_core::generators::point_lattice(lo, hi, step).expect("valid lattice")
 }
 
 /// The value of `J` for a union of closed boxes that meet only in faces: for each box, the

@@ -14,7 +14,7 @@ pub use foam::{
     foam_with_resolution,
 };
 pub use octa_sphere::{MAX_OCTA_SPHERE_LEVEL, octa_sphere};
-pub use point_grid::{point_grid, surrounding_cube};
+pub use point_grid::{point_grid, point_lattice, surrounding_cube};
 
 use thiserror::Error;
 

@@ -68,3 +68,59 @@ pub fn point_grid(region: &Aabb, n: usize) -> Result<Vec<DVec3>, GeneratorError>
     }
     Ok(points)
 }
+
+/// The corner lattice `lo + i·step` on every axis, for `i = 0 ..= round((hi − lo) / step)`,
+/// in x-fastest order: exact for dyadic `lo` and `step`, so that points land exactly on the
+/// faces, edges and vertices of test bodies with dyadic coordinates (the degenerate cases that
+/// [`point_grid`] avoids on purpose).
+///
+/// # Errors
+/// [`GeneratorError::Geometry`] for non-finite input, `step <= 0` or `hi < lo`;
+/// [`GeneratorError::OutOfRange`] for more than 2001 points per axis.
+///
+/// ```
+/// use geometry_core::{generators::point_lattice, DVec3};
+/// let pts = point_lattice(-0.5, 0.5, 0.5).unwrap();
+/// assert_eq!(pts.len(), 27);
+/// assert_eq!(pts[0], DVec3::splat(-0.5));
+/// assert_eq!(pts[1], DVec3::new(0.0, -0.5, -0.5));
+/// assert_eq!(pts[26], DVec3::splat(0.5));
+/// assert!(point_lattice(0.0, 1.0, 0.0).is_err()); // step <= 0
+/// assert!(point_lattice(1.0, 0.0, 0.5).is_err()); // hi < lo
+/// assert!(point_lattice(f64::NAN, 0.0, 0.5).is_err());
+/// assert!(point_lattice(0.0, 1e6, 1e-3).is_err()); // too many points
+/// ```
+pub fn point_lattice(lo: f64, hi: f64, step: f64) -> Result<Vec<DVec3>, GeneratorError> {
+    const MAX_PER_AXIS: usize = 2001;
+    if !(lo.is_finite() && hi.is_finite() && step.is_finite()) {
+        return Err(crate::GeometryError::NonFinite { what: "point_lattice bounds or step" }.into());
+    }
+    if step <= 0.0 {
+        return Err(crate::GeometryError::NonPositive { what: "point_lattice step", value: step }.into());
+    }
+    if hi < lo {
+        return Err(
+            crate::GeometryError::NonPositive { what: "point_lattice hi - lo", value: hi - lo }.into()
+        );
+    }
+    let intervals = ((hi - lo) / step).round();
+    if intervals >= MAX_PER_AXIS as f64 {
+        return Err(GeneratorError::OutOfRange {
+            what: "point_lattice points per axis",
+            value: intervals as usize + 1,
+            min: 1,
+            max: MAX_PER_AXIS,
+        });
+    }
+    let n = intervals as usize + 1;
+    let coordinate = |i: usize| lo + i as f64 * step;
+    let mut points = Vec::with_capacity(n * n * n);
+    for k in 0..n {
+        for j in 0..n {
+            for i in 0..n {
+                points.push(DVec3::new(coordinate(i), coordinate(j), coordinate(k)));
+            }
+        }
+    }
+    Ok(points)
+}

@@ -202,17 +202,7 @@ pub(crate) fn mixed_split(seed: u64) -> impl Fn(usize) -> Split {
 
 /// Points `lo + i·step` on every axis, `lo ≤ x ≤ hi` (exact for dyadic inputs).
 pub(crate) fn lattice(lo: f64, hi: f64, step: f64) -> Vec<DVec3> {
-    let n = ((hi - lo) / step).floor() as usize + 1;
-    let coord = |i: usize| lo + i as f64 * step;
-    let mut points = Vec::with_capacity(n * n * n);
-    for i in 0..n {
-        for j in 0..n {
-            for k in 0..n {
-                points.push(DVec3::new(coord(i), coord(j), coord(k)));
-            }
-        }
-    }
-    points
+    geometry_core::generators::point_lattice(lo, hi, step).expect("valid lattice")
 }
 
 /// `n` uniformly random points in `region`.
