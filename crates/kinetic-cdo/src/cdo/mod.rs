@@ -1,0 +1,123 @@
+//! Collision-detection optimisation (CDO) structures: who can collide with whom.
+//!
+//! The engine predicts collisions only between *candidates* that a structure names, and the
+//! structure keeps its candidate sets right as particles move by scheduling *certificates* whose
+//! failure is a topological event (a particle crossing into another cell, two box endpoints
+//! swapping, a particle leaving its neighbour-list shell). A structure is correct when two
+//! particles that touch are candidates of each other at that moment (the paper's definition).
+//!
+//! | structure | candidates of `i` | topological event |
+//! |---|---|---|
+//! | [`BruteForce`] | every other particle (the reference) | none |
+//! | [`RegularSubdivision`] | particles in the `3^D` cells around `i`'s (dense array of cells, side ≥ largest diameter) | `i`'s centre crosses a cell side |
+//! | [`SpatialTree`] | the same, but only non-empty cells exist, in an ordered map keyed by cell coordinates | the same |
+//! | [`SegmentTrees`] | particles whose bounding boxes overlap `i`'s | two box endpoints meet on an axis |
+//! | [`NeighbourLists`] | particles whose bounding spheres (shell `δ`) overlap `i`'s | `i` leaves its shell |
+
+mod brute;
+mod cells;
+mod neighbour_list;
+mod segment;
+
+pub(crate) use cells::for_each_offset;
+pub use cells::MAX_DENSE_CELLS;
+pub use neighbour_list::DEFAULT_RELATIVE_SHELL;
+pub use brute::BruteForce;
+pub use cells::{CellStore, CellLists, DenseCells, RegularSubdivision, SpatialTree, TreeCells};
+pub use neighbour_list::NeighbourLists;
+pub use segment::SegmentTrees;
+
+use crate::queue::EventQueue;
+use crate::{SimError, State};
+
+/// The certificate slots of a structure inside the engine's event queue.
+///
+/// Slot `s` of the structure is slot `offset + s` of the queue; the structure only ever sees its
+/// own numbering.
+pub struct Certificates<'a, Q: EventQueue> {
+    pub(crate) queue: &'a mut Q,
+    pub(crate) offset: usize,
+    pub(crate) now: f64,
+}
+
+impl<Q: EventQueue> Certificates<'_, Q> {
+    /// Schedules certificate `slot` to fail at `time` (>= now; `INFINITY` cancels it).
+    #[inline]
+    pub fn schedule(&mut self, slot: usize, time: f64) {
+        debug_assert!(time >= self.now, "certificate {slot} scheduled in the past: {time} < {}", self.now);
+        if time.is_finite() {
+            self.queue.schedule(self.offset + slot, time.max(self.now));
+        } else {
+            self.queue.cancel(self.offset + slot);
+        }
+    }
+
+    /// Cancels certificate `slot`.
+    #[inline]
+    pub fn cancel(&mut self, slot: usize) {
+        self.queue.cancel(self.offset + slot);
+    }
+
+    /// The simulation clock.
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+}
+
+/// A candidate pair the engine must check for a collision: `(i, k, shift)` with `k`'s image at
+/// `position(k) + shift`.
+pub type CandidatePair<const D: usize> = (u32, u32, [f64; D]);
+
+/// A kinetic collision-detection structure the engine is generic over.
+///
+/// The engine calls [`build`](Self::build) once (and again whenever it reschedules everything),
+/// asks [`for_each_candidate`](Self::for_each_candidate) whenever it predicts a particle's next
+/// collision, tells the structure when a trajectory changed, and hands back every certificate
+/// that fails. Implementations must guarantee that particles that touch are candidates.
+pub trait Cdo<const D: usize> {
+    /// A short name for reports ("cells", "segment trees", …).
+    fn name(&self) -> &'static str;
+
+    /// (Re)builds the structure from the state at `state.now()` and schedules every certificate.
+    ///
+    /// # Errors
+    /// [`SimError::BoxTooSmall`] if the box cannot hold the structure (e.g. fewer than 3 cells
+    /// across a periodic side).
+    ///
+    /// A structure may move particles by whole periods ([`State::shift_by_periods`]), e.g. to
+    /// keep coordinates small; that is the only change it may make to the state.
+    fn build<Q: EventQueue>(&mut self, state: &mut State<D>, certificates: &mut Certificates<'_, Q>) -> Result<(), SimError>;
+
+    /// The number of certificate slots the structure needs for `particles` particles.
+    fn certificate_slots(&self, particles: usize) -> usize;
+
+    /// Calls `f(k, shift)` for every candidate partner `k` of `i` (each image at most once; `k`
+    /// may repeat with different shifts under periodic boundaries).
+    fn for_each_candidate(&self, i: usize, state: &State<D>, f: impl FnMut(usize, [f64; D]));
+
+    /// Particle `i`'s trajectory changed at `state.now()`: reschedule the certificates that
+    /// depend on it.
+    fn trajectory_changed<Q: EventQueue>(&mut self, i: usize, state: &State<D>, certificates: &mut Certificates<'_, Q>);
+
+    /// Certificate `slot` failed at `state.now()`: update the structure, reschedule, and push
+    /// into `new_pairs` every pair that became candidates. Returns the number of *new
+    /// neighbours* this event created (the paper's B). As in `build`, the structure may move
+    /// particles by whole periods.
+    fn certificate_failed<Q: EventQueue>(
+        &mut self,
+        slot: usize,
+        state: &mut State<D>,
+        certificates: &mut Certificates<'_, Q>,
+        new_pairs: &mut Vec<CandidatePair<D>>,
+    ) -> usize;
+
+    /// The number of candidates of `i` (the paper's A).
+    fn candidate_count(&self, i: usize, state: &State<D>) -> usize {
+        let mut n = 0;
+        self.for_each_candidate(i, state, |_, _| n += 1);
+        n
+    }
+
+    /// Heap memory held by the structure, in bytes (the paper's G).
+    fn memory_bytes(&self) -> usize;
+}

@@ -1,0 +1,851 @@
+//! The event-driven engine (the paper's §2 algorithm), generic over the collision-detection
+//! structure and the event calendar.
+//!
+//! Each particle owns one queue slot holding its *earliest* predicted event: a collision with a
+//! candidate, a wall hit, or a predict-trajectory event at the end of its prediction horizon.
+//! The structure owns the slots after the particles' for its certificates. Processing:
+//! * **collision**: if the partner's counter still equals the one recorded at prediction, the
+//!   collision is real: both particles get new velocities, their counters are incremented (which
+//!   invalidates every other event that mentions them, in `O(1)`), the structure reschedules
+//!   their certificates and both are predicted afresh. Otherwise the partner moved since, and
+//!   only the stale particle is predicted again.
+//! * **wall**: reflect, increment the counter, predict.
+//! * **predict-trajectory** (horizon reached): advance the particle and predict again.
+//! * **topological** (certificate failure): the structure updates itself and names the new
+//!   candidate pairs; each gets one collision check, kept if earlier than the particle's event.
+//!
+//! Events are never scheduled before the clock: every predicted time is `now + τ` with `τ >= 0`
+//! from the root finders of [`crate::kinematics`], which also collide at once a pair that
+//! rounding left overlapping while approaching (the drift guard).
+
+use std::io::Write;
+use std::time::Instant;
+
+use crate::cdo::{CandidatePair, Cdo, Certificates};
+use crate::kinematics::{collision_impulse, gap_closing_time, pair_contact_time};
+use crate::queue::{BinaryHeapQueue, EventQueue};
+use crate::stats::{Counters, Observables, Table1};
+use crate::system::{Body, RadiusLaw};
+use crate::vector::{add_scaled, dot, sub};
+use crate::{Particle, SimBox, SimError, State};
+
+/// Run parameters.
+///
+/// ```
+/// use kinetic_cdo::SimConfig;
+/// let config = SimConfig::<3> { restitution: 0.9, gravity: [0.0, 0.0, -9.81], ..SimConfig::default() };
+/// assert_eq!(config.tc_duration, 0.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimConfig<const D: usize> {
+    /// Normal coefficient of restitution `e` in `(0, 1]` (1 = elastic), for pairs and walls.
+    pub restitution: f64,
+    /// The guard against inelastic collapse (the TC model of Luding & McNamara 1998): a
+    /// collision involving a particle that already collided less than `tc_duration` ago is
+    /// elastic. Without it, `e < 1` lets a cluster collide infinitely often in finite time.
+    /// `0` disables the guard; it has no effect when `e = 1`.
+    pub tc_duration: f64,
+    /// Constant gravitational acceleration.
+    pub gravity: [f64; D],
+    /// The paper's predict-trajectory interval `Δt`: no collision is scheduled more than `Δt`
+    /// after a particle's trajectory was last computed; a predict-trajectory event recomputes
+    /// it. `None` (the default) predicts as far ahead as the structure allows: ballistic
+    /// trajectories are exact, so the horizon only adds events.
+    pub prediction_horizon: Option<f64>,
+    /// Time every topological event and prediction (Table 1's C and D); costs ~50 ns per event.
+    pub measure_times: bool,
+}
+
+impl<const D: usize> Default for SimConfig<D> {
+    fn default() -> Self {
+        Self { restitution: 1.0, tc_duration: 0.0, gravity: [0.0; D], prediction_horizon: None, measure_times: false }
+    }
+}
+
+/// What happened at a collision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CollisionKind {
+    /// Two particles, smaller index first.
+    Pair(usize, usize),
+    /// A particle and the wall of `axis` (`high`: the wall at `L`, else at 0).
+    Wall {
+        /// The particle.
+        particle: usize,
+        /// The wall's axis.
+        axis: usize,
+        /// Whether it is the wall at `L_axis`.
+        high: bool,
+    },
+}
+
+/// A processed collision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Collision {
+    /// When.
+    pub time: f64,
+    /// Who.
+    pub kind: CollisionKind,
+}
+
+/// The event held in a particle's slot.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ParticleEvent {
+    None,
+    Collision { partner: u32, partner_counter: u32 },
+    Wall { axis: u8, high: bool },
+    Predict,
+}
+
+/// When [`Simulation::run`] stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stop {
+    /// After this many more collisions (pairs and walls).
+    Collisions(u64),
+    /// At this simulation time.
+    Time(f64),
+}
+
+/// How often [`Simulation::run_with_snapshots`] writes a frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SnapshotEvery {
+    /// Every `k` collisions (pairs and walls).
+    Collisions(u64),
+    /// Every `τ` of simulation time (frames at exact multiples of `τ` after the start).
+    Time(f64),
+}
+
+/// An event-driven simulation of hard disks (`D = 2`) or spheres (`D = 3`).
+///
+/// ```
+/// use kinetic_cdo::{NeighbourLists, SimBox, SimConfig, Simulation, Stop, init};
+/// let sim_box = SimBox::periodic([12.0, 12.0, 12.0]).unwrap();
+/// let radii = vec![0.5; 200];
+/// let particles = init::random_placement(&sim_box, &radii, init::MassRule::Unit, 1.0, 7).unwrap();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), NeighbourLists::default()).unwrap();
+/// let energy = sim.state().kinetic_energy();
+/// sim.run(Stop::Collisions(2000));
+/// assert!((sim.state().kinetic_energy() - energy).abs() < 1e-12 * energy);
+/// assert!(sim.max_overlap() < 1e-12);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Simulation<const D: usize, S: Cdo<D>, Q: EventQueue = BinaryHeapQueue> {
+    state: State<D>,
+    structure: S,
+    queue: Q,
+    events: Vec<ParticleEvent>,
+    /// The end of each particle's prediction horizon (infinite without one).
+    horizon: Vec<f64>,
+    config: SimConfig<D>,
+    counters: Counters,
+    observables: Observables,
+    kinetic: f64,
+    last_event: f64,
+    pairs: Vec<CandidatePair<D>>,
+}
+
+impl<const D: usize, S: Cdo<D>> Simulation<D, S, BinaryHeapQueue> {
+    /// A simulation with the binary-heap calendar; see [`Simulation::with_queue`].
+    ///
+    /// # Errors
+    /// As [`Simulation::with_queue`].
+    pub fn new(particles: Vec<Particle<D>>, sim_box: SimBox<D>, config: SimConfig<D>, structure: S) -> Result<Self, SimError> {
+        Self::with_queue(particles, sim_box, config, structure)
+    }
+}
+
+impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
+    /// A simulation of `particles` in `sim_box` at time 0, with the calendar `Q`.
+    ///
+    /// Positions along periodic axes are wrapped into the box.
+    ///
+    /// # Errors
+    /// [`SimError::Empty`], [`SimError::NonFiniteParticle`], [`SimError::InvalidRadius`],
+    /// [`SimError::InvalidMass`], [`SimError::OutsideBox`] (a particle crossing a wall),
+    /// [`SimError::BoxTooSmall`] (a periodic side shorter than 3 largest diameters, or than the
+    /// structure needs), [`SimError::Overlap`] naming the first overlapping pair found (deeper than
+/// [`OVERLAP_TOLERANCE`]), and
+    /// [`SimError::InvalidParameter`] for a restitution outside `(0, 1]`, a negative or
+    /// non-finite TC duration, horizon or gravity.
+    pub fn with_queue(
+        particles: Vec<Particle<D>>,
+        sim_box: SimBox<D>,
+        config: SimConfig<D>,
+        structure: S,
+    ) -> Result<Self, SimError> {
+        validate_config(&config)?;
+        let state = validated_state(particles, sim_box, config.gravity)?;
+        let n = state.len();
+        let slots = n + structure.certificate_slots(n);
+        let mut sim = Self {
+            state,
+            structure,
+            queue: Q::with_slots(slots),
+            events: vec![ParticleEvent::None; n],
+            horizon: vec![f64::INFINITY; n],
+            config,
+            counters: Counters::default(),
+            observables: Observables::default(),
+            kinetic: 0.0,
+            last_event: 0.0,
+            pairs: Vec::new(),
+        };
+        sim.reschedule_all()?;
+        sim.kinetic = sim.state.kinetic_energy();
+        Ok(sim)
+    }
+
+    /// The state (clock, particles, box).
+    pub fn state(&self) -> &State<D> {
+        &self.state
+    }
+
+    /// The collision-detection structure.
+    pub fn structure(&self) -> &S {
+        &self.structure
+    }
+
+    /// The run parameters.
+    pub fn config(&self) -> &SimConfig<D> {
+        &self.config
+    }
+
+    /// Event counters.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Zeroes the event counters (not the initialisation time).
+    pub fn reset_counters(&mut self) {
+        self.counters.reset();
+    }
+
+    /// Observables since the last [`reset_observables`](Self::reset_observables).
+    pub fn observables(&self) -> &Observables {
+        &self.observables
+    }
+
+    /// Starts a new measurement window now.
+    pub fn reset_observables(&mut self) {
+        self.observables = Observables { since: self.state.now, ..Observables::default() };
+        self.kinetic = self.state.kinetic_energy();
+        self.last_event = self.state.now;
+    }
+
+    /// Heap memory of the event calendar, bytes.
+    pub fn queue_memory_bytes(&self) -> usize {
+        self.queue.memory_bytes()
+    }
+
+    /// Processes events until the next collision (pair or wall) and returns it; `None` if no
+    /// event will ever happen.
+    pub fn next_collision(&mut self) -> Option<Collision> {
+        loop {
+            let (slot, time) = self.queue.peek()?;
+            if let Some(c) = self.process(slot, time) {
+                return Some(c);
+            }
+        }
+    }
+
+    /// The time of the next pending event, if any (the clock does not move).
+    pub fn next_event_time(&mut self) -> Option<f64> {
+        self.queue.peek().map(|(_, t)| t)
+    }
+
+    /// Runs until `stop`. With [`Stop::Time`], the clock ends exactly at that time (particles
+    /// are not moved; their positions follow from their trajectories).
+    pub fn run(&mut self, stop: Stop) {
+        match stop {
+            Stop::Collisions(k) => {
+                for _ in 0..k {
+                    if self.next_collision().is_none() {
+                        break;
+                    }
+                }
+            }
+            Stop::Time(t) => {
+                while let Some((slot, time)) = self.queue.peek() {
+                    if time > t {
+                        break;
+                    }
+                    self.process(slot, time);
+                }
+                if t > self.state.now {
+                    self.advance_clock(t);
+                }
+            }
+        }
+    }
+
+    /// Runs until `stop`, writing an XYZ frame (see [`write_xyz`](Self::write_xyz)) at the start
+    /// and then every `every`.
+    ///
+    /// # Errors
+    /// Any I/O error of `out`.
+    pub fn run_with_snapshots(&mut self, stop: Stop, every: SnapshotEvery, out: &mut impl Write) -> std::io::Result<()> {
+        self.write_xyz(out)?;
+        match (stop, every) {
+            (_, SnapshotEvery::Collisions(k)) => {
+                let k = k.max(1);
+                let start = self.counters.all_collisions();
+                loop {
+                    let done = self.counters.all_collisions() - start;
+                    let chunk = match stop {
+                        Stop::Collisions(total) if done >= total => break,
+                        Stop::Collisions(total) => k.min(total - done),
+                        Stop::Time(_) => k,
+                    };
+                    let before = self.counters.all_collisions();
+                    match stop {
+                        Stop::Time(t) => {
+                            for _ in 0..chunk {
+                                match self.queue.peek() {
+                                    Some((_, time)) if time <= t => {
+                                        self.next_collision();
+                                    }
+                                    _ => {
+                                        self.run(Stop::Time(t));
+                                        return Ok(());
+                                    }
+                                }
+                            }
+                        }
+                        Stop::Collisions(_) => self.run(Stop::Collisions(chunk)),
+                    }
+                    if self.counters.all_collisions() == before {
+                        break;
+                    }
+                    self.write_xyz(out)?;
+                }
+            }
+            (_, SnapshotEvery::Time(tau)) => {
+                let start = self.state.now;
+                let mut frame = 1u64;
+                loop {
+                    let t = start + tau * frame as f64;
+                    let limit = match stop {
+                        Stop::Time(end) => end,
+                        Stop::Collisions(_) => f64::INFINITY,
+                    };
+                    if let Stop::Collisions(total) = stop {
+                        // Stop at the collision budget even mid-frame.
+                        let target = self.counters.all_collisions() + total;
+                        while let Some((slot, time)) = self.queue.peek() {
+                            if time > t || self.counters.all_collisions() >= target {
+                                break;
+                            }
+                            self.process(slot, time);
+                        }
+                        if self.counters.all_collisions() >= target || self.queue.is_empty() {
+                            return Ok(());
+                        }
+                        self.advance_clock(t);
+                        self.write_xyz(out)?;
+                        frame += 1;
+                        continue;
+                    }
+                    if t > limit {
+                        self.run(Stop::Time(limit));
+                        return Ok(());
+                    }
+                    self.run(Stop::Time(t));
+                    self.write_xyz(out)?;
+                    frame += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the current configuration as an extended-XYZ frame: the particle count, a comment
+    /// line with the time and the box (`Lattice`, `Properties=species:S:1:pos:R:3:radius:R:1`),
+    /// then one line per particle, positions wrapped into the box (`z = 0` in 2D).
+    ///
+    /// # Errors
+    /// Any I/O error of `out`.
+    pub fn write_xyz(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let n = self.state.len();
+        let l = self.state.sim_box().lengths();
+        let side = |a: usize| if a < D { l[a] } else { 0.0 };
+        writeln!(out, "{n}")?;
+        writeln!(
+            out,
+            "Lattice=\"{} 0 0 0 {} 0 0 0 {}\" Properties=species:S:1:pos:R:3:radius:R:1 Time={}",
+            side(0),
+            side(1),
+            side(2),
+            self.state.now
+        )?;
+        for i in 0..n {
+            let x = self.state.position_wrapped(i);
+            let c = |a: usize| if a < D { x[a] } else { 0.0 };
+            writeln!(out, "P {} {} {} {}", c(0), c(1), c(2), self.state.radius(i))?;
+        }
+        Ok(())
+    }
+
+    /// The deepest overlap now, relative to the pair's radius sum (walls: to the radius);
+    /// `<= 0` when nothing overlaps. `O(n)` through a cell grid.
+    pub fn max_overlap(&self) -> f64 {
+        max_overlap(&self.state)
+    }
+
+    /// The paper's Table 1 for this run so far.
+    pub fn table1(&self) -> Table1 {
+        let n = self.state.len();
+        let mut total = 0usize;
+        let mut max = 0usize;
+        for i in 0..n {
+            let c = self.structure.candidate_count(i, &self.state);
+            total += c;
+            max = max.max(c);
+        }
+        let c = &self.counters;
+        let per = |x: u64, y: u64| if y > 0 { x as f64 / y as f64 } else { 0.0 };
+        Table1 {
+            neighbours_mean: total as f64 / n as f64,
+            neighbours_max: max,
+            new_per_topological: per(c.new_neighbours, c.topological_events),
+            ns_per_topological: per(c.topological_nanos, c.topological_events),
+            ns_per_prediction: per(c.prediction_nanos, c.predictions),
+            topological_per_collision: per(c.topological_events, c.all_collisions()),
+            topological_between_collisions_max: c.max_topological_between_collisions,
+            init_ns: c.init_nanos as f64,
+            memory_bytes: self.structure.memory_bytes(),
+        }
+    }
+
+    /// Rescales every velocity by `factor` (a thermostat step) and reschedules all events.
+    ///
+    /// # Errors
+    /// [`SimError::InvalidParameter`] if `factor` is not finite and > 0.
+    pub fn scale_velocities(&mut self, factor: f64) -> Result<(), SimError> {
+        if !(factor.is_finite() && factor > 0.0) {
+            return Err(SimError::InvalidParameter { name: "factor", value: factor, reason: "must be finite and > 0" });
+        }
+        let now = self.state.now;
+        for i in 0..self.state.len() {
+            self.state.advance(i, now);
+            self.state.bodies[i].vel = self.state.bodies[i].vel.map(|v| v * factor);
+            self.state.counter[i] = self.state.counter[i].wrapping_add(1);
+        }
+        self.kinetic = self.state.kinetic_energy();
+        self.reschedule_all()
+    }
+
+    /// Lubachevsky–Stillinger compression: radii grow during the event-driven run, all in
+    /// proportion, at `rate` (the relative growth of every radius per unit time, e.g. `0.01` for
+    /// 1 % of the radius per time unit), until the packing fraction is `target`; then radii stay
+    /// fixed. Collisions during growth separate the pair faster than its surfaces grow (see
+    /// [`crate::kinematics`]), which heats the system, so every `thermostat_every` collisions the
+    /// velocities are rescaled to the kinetic energy at the start.
+    ///
+    /// # Errors
+    /// [`SimError::InvalidParameter`] for a non-positive rate, [`SimError::PackingOutOfReach`] if
+    /// `target` is below the current packing fraction or not below 1, and
+    /// [`SimError::BoxTooSmall`] if the grown particles no longer fit the structure.
+    pub fn compress(&mut self, target: f64, rate: f64, thermostat_every: u64) -> Result<(), SimError> {
+        if !(rate.is_finite() && rate > 0.0) {
+            return Err(SimError::InvalidParameter { name: "rate", value: rate, reason: "must be finite and > 0" });
+        }
+        let phi = self.state.packing_fraction();
+        if !(target.is_finite() && target >= phi && target < 1.0) {
+            return Err(SimError::PackingOutOfReach {
+                requested: target,
+                reason: "compression needs current packing fraction <= target < 1",
+            });
+        }
+        let scale = self.state.radii.at(self.state.now);
+        let cap = scale * (target / phi).powf(1.0 / D as f64);
+        let diameter = 2.0 * self.state.max_base_radius * cap;
+        check_periodic_sides(&self.state.sim_box, diameter)?;
+        let energy = self.state.kinetic_energy();
+        let start = self.state.now;
+        let end = start + (cap - scale) / (rate * scale);
+        self.state.radii = RadiusLaw { scale, rate: rate * scale, since: start, cap };
+        self.reschedule_all()?;
+        let thermostat_every = thermostat_every.max(1);
+        let mut since_thermostat = 0;
+        while let Some((slot, time)) = self.queue.peek() {
+            if time > end {
+                break;
+            }
+            if self.process(slot, time).is_some() {
+                since_thermostat += 1;
+                if since_thermostat >= thermostat_every {
+                    since_thermostat = 0;
+                    let now_energy = self.state.kinetic_energy();
+                    if now_energy > 0.0 && energy > 0.0 {
+                        self.scale_velocities((energy / now_energy).sqrt())?;
+                    }
+                }
+            }
+        }
+        self.advance_clock(end.max(self.state.now));
+        self.state.radii = RadiusLaw { scale: cap, rate: 0.0, since: self.state.now, cap };
+        let now_energy = self.state.kinetic_energy();
+        if now_energy > 0.0 && energy > 0.0 {
+            self.scale_velocities((energy / now_energy).sqrt())?;
+        } else {
+            self.reschedule_all()?;
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the structure and predicts every particle from scratch.
+    fn reschedule_all(&mut self) -> Result<(), SimError> {
+        let start = Instant::now();
+        self.queue.clear();
+        let n = self.state.len();
+        {
+            let mut certificates = Certificates { queue: &mut self.queue, offset: n, now: self.state.now };
+            self.structure.build(&mut self.state, &mut certificates)?;
+        }
+        for i in 0..n {
+            self.horizon[i] = self.config.prediction_horizon.map_or(f64::INFINITY, |h| self.state.now + h);
+            self.predict(i);
+        }
+        self.counters.init_nanos = start.elapsed().as_nanos() as u64;
+        Ok(())
+    }
+
+    fn advance_clock(&mut self, t: f64) {
+        self.observables.kinetic_integral += self.kinetic * (t - self.last_event);
+        self.observables.duration = t - self.observables.since;
+        self.last_event = t;
+        self.state.now = t;
+    }
+
+    /// Processes the event in `slot` at `time`; returns the collision if it was one.
+    fn process(&mut self, slot: usize, time: f64) -> Option<Collision> {
+        debug_assert!(time >= self.state.now, "event in the past: {time} < {}", self.state.now);
+        self.advance_clock(time);
+        let n = self.state.len();
+        if slot >= n {
+            self.topological(slot - n);
+            return None;
+        }
+        let i = slot;
+        match self.events[i] {
+            ParticleEvent::Collision { partner, partner_counter } => {
+                let k = partner as usize;
+                if self.state.counter[k] != partner_counter {
+                    self.counters.stale_events += 1;
+                    self.predict(i);
+                    return None;
+                }
+                self.collide(i, k);
+                Some(Collision { time, kind: CollisionKind::Pair(i.min(k), i.max(k)) })
+            }
+            ParticleEvent::Wall { axis, high } => {
+                self.hit_wall(i, axis as usize, high);
+                Some(Collision { time, kind: CollisionKind::Wall { particle: i, axis: axis as usize, high } })
+            }
+            ParticleEvent::Predict => {
+                self.counters.horizon_events += 1;
+                self.state.advance(i, time);
+                self.horizon[i] = self.config.prediction_horizon.map_or(f64::INFINITY, |h| time + h);
+                self.predict(i);
+                None
+            }
+            ParticleEvent::None => {
+                self.queue.cancel(i);
+                None
+            }
+        }
+    }
+
+    fn topological(&mut self, slot: usize) {
+        let start = self.config.measure_times.then(Instant::now);
+        self.counters.topological_events += 1;
+        self.counters.topological_since_collision += 1;
+        let n = self.state.len();
+        let mut pairs = std::mem::take(&mut self.pairs);
+        let created = {
+            let mut certificates = Certificates { queue: &mut self.queue, offset: n, now: self.state.now };
+            self.structure.certificate_failed(slot, &mut self.state, &mut certificates, &mut pairs)
+        };
+        self.counters.new_neighbours += created as u64;
+        for &(a, k, shift) in &pairs {
+            self.consider_pair(a as usize, k as usize, shift);
+        }
+        pairs.clear();
+        self.pairs = pairs;
+        if let Some(start) = start {
+            self.counters.topological_nanos += start.elapsed().as_nanos() as u64;
+        }
+    }
+
+    /// One collision check for a new candidate pair; kept if earlier than `a`'s event.
+    fn consider_pair(&mut self, a: usize, k: usize, shift: [f64; D]) {
+        let now = self.state.now;
+        let t = now + self.contact_time(a, k, shift);
+        if t <= self.horizon[a] && t < self.queue.time_of(a).unwrap_or(f64::INFINITY) {
+            self.events[a] = ParticleEvent::Collision { partner: k as u32, partner_counter: self.state.counter[k] };
+            self.queue.schedule(a, t);
+        }
+    }
+
+    /// Time from now until `i` and `k + shift` touch (infinite if never).
+    #[inline]
+    fn contact_time(&mut self, i: usize, k: usize, shift: [f64; D]) -> f64 {
+        self.counters.pair_checks += 1;
+        let now = self.state.now;
+        let d = self.state.separation_at(i, k, shift, now);
+        let u = sub(self.state.velocity_at(k, now), self.state.velocity_at(i, now));
+        let sigma = self.state.radius_at(i, now) + self.state.radius_at(k, now);
+        let growth = self.state.radius_rate(i) + self.state.radius_rate(k);
+        pair_contact_time(d, u, sigma, growth)
+    }
+
+    /// Predicts particle `i`'s earliest event from scratch and puts it in its slot.
+    fn predict(&mut self, i: usize) {
+        let start = self.config.measure_times.then(Instant::now);
+        self.counters.predictions += 1;
+        let now = self.state.now;
+        let state = &self.state;
+        let xi = state.position_at(i, now);
+        let vi = state.velocity_at(i, now);
+        let ri = state.radius_at(i, now);
+        let rate_i = state.radius_rate(i);
+        let mut best_tau = self.horizon[i] - now;
+        let mut best = if best_tau.is_finite() { ParticleEvent::Predict } else { ParticleEvent::None };
+        let mut checks = 0u64;
+        self.structure.for_each_candidate(i, state, |k, shift| {
+            checks += 1;
+            let xk = crate::vector::add(state.position_at(k, now), shift);
+            let d = sub(xk, xi);
+            let u = sub(state.velocity_at(k, now), vi);
+            let tau = pair_contact_time(d, u, ri + state.radius_at(k, now), rate_i + state.radius_rate(k));
+            if tau < best_tau {
+                best_tau = tau;
+                best = ParticleEvent::Collision { partner: k as u32, partner_counter: state.counter[k] };
+            }
+        });
+        self.counters.pair_checks += checks;
+        let lengths = state.sim_box.lengths();
+        let periodic = state.sim_box.periodic_axes();
+        let g = state.gravity;
+        for a in 0..D {
+            if periodic[a] {
+                continue;
+            }
+            let low = gap_closing_time(xi[a] - ri, vi[a] - rate_i, g[a]);
+            if low < best_tau {
+                best_tau = low;
+                best = ParticleEvent::Wall { axis: a as u8, high: false };
+            }
+            let high = gap_closing_time(lengths[a] - xi[a] - ri, -vi[a] - rate_i, -g[a]);
+            if high < best_tau {
+                best_tau = high;
+                best = ParticleEvent::Wall { axis: a as u8, high: true };
+            }
+        }
+        self.events[i] = best;
+        if best == ParticleEvent::None {
+            self.queue.cancel(i);
+        } else {
+            self.queue.schedule(i, now + best_tau);
+        }
+        if let Some(start) = start {
+            self.counters.prediction_nanos += start.elapsed().as_nanos() as u64;
+        }
+    }
+
+    /// The restitution for a collision involving particles that last collided at `last`.
+    fn restitution(&self, last: &[f64]) -> f64 {
+        let now = self.state.now;
+        if self.config.tc_duration > 0.0 && last.iter().any(|&t| now - t < self.config.tc_duration) {
+            1.0
+        } else {
+            self.config.restitution
+        }
+    }
+
+    fn collide(&mut self, i: usize, k: usize) {
+        let now = self.state.now;
+        self.state.advance(i, now);
+        self.state.advance(k, now);
+        let d = self.state.sim_box.nearest_image(sub(self.state.bodies[k].pos, self.state.bodies[i].pos));
+        let distance = dot(d, d).sqrt();
+        let n = d.map(|c| c / distance);
+        let u = sub(self.state.bodies[k].vel, self.state.bodies[i].vel);
+        let u_n = dot(u, n);
+        let growth = self.state.radius_rate(i) + self.state.radius_rate(k);
+        let e = self.restitution(&[self.state.last_collision[i], self.state.last_collision[k]]);
+        let (mi, mk) = (self.state.mass[i], self.state.mass[k]);
+        let reduced = mi * mk / (mi + mk);
+        // Never pull a pair together: rounding can leave u_n a hair above the growth rate.
+        let impulse = collision_impulse(u_n, growth, e, reduced).max(0.0);
+        let before = 0.5 * (mi * dot(self.state.bodies[i].vel, self.state.bodies[i].vel) + mk * dot(self.state.bodies[k].vel, self.state.bodies[k].vel));
+        self.state.bodies[i].vel = add_scaled(self.state.bodies[i].vel, -impulse / mi, n);
+        self.state.bodies[k].vel = add_scaled(self.state.bodies[k].vel, impulse / mk, n);
+        let after = 0.5 * (mi * dot(self.state.bodies[i].vel, self.state.bodies[i].vel) + mk * dot(self.state.bodies[k].vel, self.state.bodies[k].vel));
+        self.kinetic += after - before;
+        self.observables.virial += impulse * distance;
+        self.observables.collisions += 1;
+        self.counters.collisions += 1;
+        self.finish_collision(&[i, k]);
+    }
+
+    fn hit_wall(&mut self, i: usize, axis: usize, high: bool) {
+        let now = self.state.now;
+        self.state.advance(i, now);
+        let rate = self.state.radius_rate(i);
+        let e = self.restitution(&[self.state.last_collision[i]]);
+        let v = self.state.bodies[i].vel[axis];
+        // Reflect in the frame of the particle's growing surface.
+        let new = if high { -rate - e * (v + rate) } else { rate - e * (v - rate) };
+        let m = self.state.mass[i];
+        self.kinetic += 0.5 * m * (new * new - v * v);
+        self.observables.wall_impulse += m * (new - v).abs();
+        self.observables.wall_collisions += 1;
+        self.state.bodies[i].vel[axis] = new;
+        self.counters.wall_collisions += 1;
+        self.finish_collision(&[i]);
+    }
+
+    /// Bookkeeping shared by pair and wall collisions of `involved`.
+    fn finish_collision(&mut self, involved: &[usize]) {
+        let now = self.state.now;
+        let c = &mut self.counters;
+        c.max_topological_between_collisions = c.max_topological_between_collisions.max(c.topological_since_collision);
+        c.topological_since_collision = 0;
+        let n = self.state.len();
+        for &i in involved {
+            self.state.counter[i] = self.state.counter[i].wrapping_add(1);
+            self.state.last_collision[i] = now;
+            self.horizon[i] = self.config.prediction_horizon.map_or(f64::INFINITY, |h| now + h);
+            let mut certificates = Certificates { queue: &mut self.queue, offset: n, now };
+            self.structure.trajectory_changed(i, &self.state, &mut certificates);
+        }
+        for &i in involved {
+            self.predict(i);
+        }
+    }
+}
+
+/// Overlaps shallower than this fraction of the radius sum are accepted at start: rounding
+/// leaves pairs that just collided a few ulps inside each other, so a snapshot of a running
+/// simulation ([`State::particles`]) must be a valid start. The drift guard of
+/// [`crate::kinematics`] separates such pairs at their next approach.
+pub const OVERLAP_TOLERANCE: f64 = 1e-10;
+
+fn validate_config<const D: usize>(config: &SimConfig<D>) -> Result<(), SimError> {
+    let e = config.restitution;
+    if !(e > 0.0 && e <= 1.0) {
+        return Err(SimError::InvalidParameter { name: "restitution", value: e, reason: "must be in (0, 1]" });
+    }
+    if !(config.tc_duration.is_finite() && config.tc_duration >= 0.0) {
+        return Err(SimError::InvalidParameter {
+            name: "tc_duration",
+            value: config.tc_duration,
+            reason: "must be finite and >= 0",
+        });
+    }
+    if let Some(&g) = config.gravity.iter().find(|g| !g.is_finite()) {
+        return Err(SimError::InvalidParameter { name: "gravity", value: g, reason: "must be finite" });
+    }
+    if let Some(h) = config.prediction_horizon
+        && !(h.is_finite() && h > 0.0)
+    {
+        return Err(SimError::InvalidParameter {
+            name: "prediction_horizon",
+            value: h,
+            reason: "must be finite and > 0",
+        });
+    }
+    Ok(())
+}
+
+fn check_periodic_sides<const D: usize>(sim_box: &SimBox<D>, diameter: f64) -> Result<(), SimError> {
+    for a in 0..D {
+        let length = sim_box.lengths()[a];
+        if sim_box.periodic_axes()[a] && length < 3.0 * diameter {
+            return Err(SimError::BoxTooSmall { axis: a, length, required: 3.0 * diameter });
+        }
+    }
+    Ok(())
+}
+
+/// Checks the particles and builds the state at time 0.
+fn validated_state<const D: usize>(
+    particles: Vec<Particle<D>>,
+    sim_box: SimBox<D>,
+    gravity: [f64; D],
+) -> Result<State<D>, SimError> {
+    if particles.is_empty() {
+        return Err(SimError::Empty);
+    }
+    let lengths = sim_box.lengths();
+    let periodic = sim_box.periodic_axes();
+    let mut max_radius = 0.0f64;
+    for (index, p) in particles.iter().enumerate() {
+        if p.position.iter().chain(&p.velocity).any(|c| !c.is_finite()) {
+            return Err(SimError::NonFiniteParticle { index });
+        }
+        if !(p.radius.is_finite() && p.radius > 0.0) {
+            return Err(SimError::InvalidRadius { index, radius: p.radius });
+        }
+        if !(p.mass.is_finite() && p.mass > 0.0) {
+            return Err(SimError::InvalidMass { index, mass: p.mass });
+        }
+        for a in 0..D {
+            let slack = OVERLAP_TOLERANCE * p.radius;
+            if !periodic[a] && (p.position[a] - p.radius < -slack || p.position[a] + p.radius > lengths[a] + slack) {
+                return Err(SimError::OutsideBox { index, axis: a });
+            }
+        }
+        max_radius = max_radius.max(p.radius);
+    }
+    check_periodic_sides(&sim_box, 2.0 * max_radius)?;
+    let n = particles.len();
+    let state = State {
+        mass: particles.iter().map(|p| p.mass).collect(),
+        bodies: particles
+            .into_iter()
+            .map(|p| Body { pos: sim_box.wrap(p.position), vel: p.velocity, time: 0.0, radius: p.radius })
+            .collect(),
+        counter: vec![0; n],
+        last_collision: vec![f64::NEG_INFINITY; n],
+        sim_box,
+        gravity,
+        radii: RadiusLaw::FIXED,
+        now: 0.0,
+        max_base_radius: max_radius,
+    };
+    let mut overlap = None;
+    let points: Vec<[f64; D]> = state.bodies.iter().map(|b| b.pos).collect();
+    crate::pairs::for_each_close_pair(&points, &state.sim_box, 2.0 * max_radius, |i, k, d| {
+        let contact = state.bodies[i].radius + state.bodies[k].radius;
+        let distance = dot(d, d).sqrt();
+        if overlap.is_none() && distance < contact * (1.0 - OVERLAP_TOLERANCE) {
+            overlap = Some(SimError::Overlap { first: i, second: k, distance, contact });
+        }
+    });
+    match overlap {
+        Some(e) => Err(e),
+        None => Ok(state),
+    }
+}
+
+/// The deepest overlap in `state` now, relative to the radius sum (or the radius, for walls).
+pub(crate) fn max_overlap<const D: usize>(state: &State<D>) -> f64 {
+    let n = state.len();
+    let points: Vec<[f64; D]> = (0..n).map(|i| state.position(i)).collect();
+    let mut worst = f64::NEG_INFINITY;
+    crate::pairs::for_each_close_pair(&points, &state.sim_box, 2.0 * state.max_radius_cap(), |i, k, d| {
+        let contact = state.radius(i) + state.radius(k);
+        worst = worst.max((contact - dot(d, d).sqrt()) / contact);
+    });
+    let lengths = state.sim_box.lengths();
+    for (i, x) in points.iter().enumerate() {
+        let r = state.radius(i);
+        for a in 0..D {
+            if !state.sim_box.periodic_axes()[a] {
+                worst = worst.max((r - x[a]) / r).max((x[a] + r - lengths[a]) / r);
+            }
+        }
+    }
+    worst
+}

@@ -1,0 +1,92 @@
+//! What the simulation refuses to start from.
+
+use thiserror::Error;
+
+/// Why a simulation could not be set up or changed. Each variant names the offending datum, so
+/// a caller can fix the input instead of guessing.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// No particles were given.
+    #[error("the simulation needs at least one particle")]
+    Empty,
+    /// A box side is not finite or not positive.
+    #[error("box side {axis} has length {length}; it must be finite and > 0")]
+    InvalidBox {
+        /// The axis.
+        axis: usize,
+        /// The rejected length.
+        length: f64,
+    },
+    /// A particle has a non-finite coordinate or velocity component.
+    #[error("particle {index} has a non-finite position or velocity")]
+    NonFiniteParticle {
+        /// The particle.
+        index: usize,
+    },
+    /// A particle's radius is not finite or not positive.
+    #[error("particle {index} has radius {radius}; it must be finite and > 0")]
+    InvalidRadius {
+        /// The particle.
+        index: usize,
+        /// The rejected radius.
+        radius: f64,
+    },
+    /// A particle's mass is not finite or not positive.
+    #[error("particle {index} has mass {mass}; it must be finite and > 0")]
+    InvalidMass {
+        /// The particle.
+        index: usize,
+        /// The rejected mass.
+        mass: f64,
+    },
+    /// A particle sticks out of a reflecting wall.
+    #[error("particle {index} crosses the wall of axis {axis}")]
+    OutsideBox {
+        /// The particle.
+        index: usize,
+        /// The axis whose walls it crosses.
+        axis: usize,
+    },
+    /// Two particles overlap at the start.
+    #[error("particles {first} and {second} overlap (centre distance {distance} < radius sum {contact})")]
+    Overlap {
+        /// The smaller index of the pair.
+        first: usize,
+        /// The larger index of the pair.
+        second: usize,
+        /// Their centre distance (nearest periodic image).
+        distance: f64,
+        /// The sum of their radii.
+        contact: f64,
+    },
+    /// A periodic side is too short for the largest particle: the nearest periodic image must
+    /// be unique for touching particles, and cell-based structures need 3 cells per axis.
+    #[error("periodic box side {axis} ({length}) must be at least {required} (3 largest diameters, plus any shell)")]
+    BoxTooSmall {
+        /// The axis.
+        axis: usize,
+        /// Its length.
+        length: f64,
+        /// The smallest accepted length.
+        required: f64,
+    },
+    /// A configuration value is out of range (restitution, gravity, shell, growth rate, …).
+    #[error("invalid parameter {name} = {value}: {reason}")]
+    InvalidParameter {
+        /// The parameter.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// What it must satisfy.
+        reason: &'static str,
+    },
+    /// The requested packing fraction cannot be reached by the method asked for.
+    #[error("packing fraction {requested} is out of reach: {reason}")]
+    PackingOutOfReach {
+        /// The requested packing fraction.
+        requested: f64,
+        /// Why.
+        reason: &'static str,
+    },
+}

@@ -1,0 +1,311 @@
+//! Initial states: random non-overlapping placements, and dense ones made by the engine itself
+//! through Lubachevsky–Stillinger growth.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::cdo::NeighbourLists;
+use crate::engine::{SimConfig, Simulation, Stop};
+use crate::vector::{dot, sub};
+use crate::{Particle, SimBox, SimError, ball_volume};
+
+/// How particle masses follow from radii.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MassRule {
+    /// Every mass is 1.
+    Unit,
+    /// Mass proportional to volume (unit density: `m = V_D(r)`).
+    UnitDensity,
+}
+
+impl MassRule {
+    fn mass<const D: usize>(self, radius: f64) -> f64 {
+        match self {
+            Self::Unit => 1.0,
+            Self::UnitDensity => ball_volume::<D>(radius),
+        }
+    }
+}
+
+/// `n` radii with diameter ratio `γ = max/min` (Assumption 1 of the paper): the largest is
+/// `r_max`, the others uniform in `[r_max/γ, r_max]` (`γ = 1`: monodisperse). Seeded.
+///
+/// # Errors
+/// [`SimError::InvalidParameter`] for `r_max` or `γ` not finite, `r_max <= 0` or `γ < 1`.
+///
+/// ```
+/// let radii = kinetic_cdo::init::polydisperse_radii(100, 0.5, 4.0, 1).unwrap();
+/// assert!(radii.iter().all(|&r| (0.125..=0.5).contains(&r)));
+/// assert_eq!(radii.iter().cloned().fold(0.0, f64::max), 0.5);
+/// ```
+pub fn polydisperse_radii(n: usize, r_max: f64, gamma: f64, seed: u64) -> Result<Vec<f64>, SimError> {
+    if !(r_max.is_finite() && r_max > 0.0) {
+        return Err(SimError::InvalidParameter { name: "r_max", value: r_max, reason: "must be finite and > 0" });
+    }
+    if !(gamma.is_finite() && gamma >= 1.0) {
+        return Err(SimError::InvalidParameter { name: "gamma", value: gamma, reason: "must be finite and >= 1" });
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let r_min = r_max / gamma;
+    let mut radii: Vec<f64> =
+        (0..n).map(|_| if gamma == 1.0 { r_max } else { rng.random_range(r_min..=r_max) }).collect();
+    // Pin the extremes so γ is exact.
+    if n >= 2 && gamma > 1.0 {
+        radii[0] = r_max;
+        radii[1] = r_min;
+    } else if n == 1 {
+        radii[0] = r_max;
+    }
+    Ok(radii)
+}
+
+/// The side of a cubic box in which `radii` fill the packing fraction `phi`.
+///
+/// ```
+/// let side = kinetic_cdo::init::cube_side_for::<3>(&vec![0.5; 1000], 0.5);
+/// assert!((1000.0 * std::f64::consts::PI / 6.0 / side.powi(3) - 0.5).abs() < 1e-12);
+/// ```
+pub fn cube_side_for<const D: usize>(radii: &[f64], phi: f64) -> f64 {
+    let volume: f64 = radii.iter().map(|&r| ball_volume::<D>(r)).sum();
+    (volume / phi).powf(1.0 / D as f64)
+}
+
+/// How many random positions a particle tries before random sequential addition gives up.
+const ATTEMPTS: usize = 100_000;
+
+/// Velocities from the Maxwell–Boltzmann distribution at temperature `kt` (k_B = 1), shifted to
+/// zero total momentum.
+fn maxwell_velocities<const D: usize>(masses: &[f64], kt: f64, rng: &mut ChaCha8Rng) -> Vec<[f64; D]> {
+    let mut normal = || {
+        // Box–Muller.
+        let u1: f64 = 1.0 - rng.random_range(0.0..1.0);
+        let u2: f64 = rng.random_range(0.0..1.0);
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    };
+    let mut v: Vec<[f64; D]> =
+        masses.iter().map(|&m| std::array::from_fn(|_| normal() * (kt / m).sqrt())).collect();
+    let total: f64 = masses.iter().sum();
+    let mut p = [0.0; D];
+    for (vi, &m) in v.iter().zip(masses) {
+        for a in 0..D {
+            p[a] += m * vi[a];
+        }
+    }
+    for vi in &mut v {
+        for a in 0..D {
+            vi[a] -= p[a] / total;
+        }
+    }
+    v
+}
+
+/// Random sequential addition: particles with the given radii placed one by one, largest
+/// first, at uniformly random non-overlapping positions (walls respected), with
+/// Maxwell–Boltzmann velocities at temperature `kt` and zero total momentum. Seeded.
+///
+/// Works up to moderate packing fractions (random sequential addition jams near 0.38 in 3D and
+/// 0.55 in 2D); use [`dense_packing`] beyond.
+///
+/// # Errors
+/// [`SimError::InvalidRadius`] for a bad radius, [`SimError::InvalidParameter`] for `kt`
+/// not finite or negative, [`SimError::PackingOutOfReach`] when a particle finds no place
+/// after many attempts.
+pub fn random_placement<const D: usize>(
+    sim_box: &SimBox<D>,
+    radii: &[f64],
+    masses: MassRule,
+    kt: f64,
+    seed: u64,
+) -> Result<Vec<Particle<D>>, SimError> {
+    if !(kt.is_finite() && kt >= 0.0) {
+        return Err(SimError::InvalidParameter { name: "kt", value: kt, reason: "must be finite and >= 0" });
+    }
+    for (index, &radius) in radii.iter().enumerate() {
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(SimError::InvalidRadius { index, radius });
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let lengths = sim_box.lengths();
+    let periodic = sim_box.periodic_axes();
+    let r_max = radii.iter().copied().fold(0.0, f64::max);
+    // A hash grid of placed centres, cell side = largest diameter.
+    let side = 2.0 * r_max;
+    let cells: [usize; D] = std::array::from_fn(|a| ((lengths[a] / side).floor() as usize).max(1));
+    let cell_side: [f64; D] = std::array::from_fn(|a| lengths[a] / cells[a] as f64);
+    let mut grid: rsa_grid::Grid<D> = rsa_grid::Grid::new(cells);
+    let mut order: Vec<usize> = (0..radii.len()).collect();
+    order.sort_by(|&a, &b| radii[b].total_cmp(&radii[a]));
+    let mut positions = vec![[0.0; D]; radii.len()];
+    for &i in &order {
+        let r = radii[i];
+        let mut placed = false;
+        for _ in 0..ATTEMPTS {
+            let x: [f64; D] = std::array::from_fn(|a| {
+                if periodic[a] {
+                    rng.random_range(0.0..lengths[a])
+                } else if lengths[a] > 2.0 * r {
+                    rng.random_range(r..lengths[a] - r)
+                } else {
+                    lengths[a] / 2.0
+                }
+            });
+            let home: [usize; D] = std::array::from_fn(|a| ((x[a] / cell_side[a]) as usize).min(cells[a] - 1));
+            let free = grid.neighbours(home, periodic).all(|k| {
+                let d = sim_box.nearest_image(sub(positions[k], x));
+                let contact = r + radii[k];
+                dot(d, d) >= contact * contact
+            });
+            if free {
+                positions[i] = x;
+                grid.insert(home, i);
+                placed = true;
+                break;
+            }
+        }
+        if !placed {
+            let phi = radii.iter().map(|&r| ball_volume::<D>(r)).sum::<f64>() / sim_box.volume();
+            return Err(SimError::PackingOutOfReach {
+                requested: phi,
+                reason: "random sequential addition found no free place; use dense_packing",
+            });
+        }
+    }
+    let mass: Vec<f64> = radii.iter().map(|&r| masses.mass::<D>(r)).collect();
+    let velocities = maxwell_velocities::<D>(&mass, kt, &mut rng);
+    let mut particles: Vec<Particle<D>> =
+        (0..radii.len()).map(|i| Particle::new(positions[i], velocities[i], radii[i], mass[i])).collect();
+    sort_spatially(&mut particles, sim_box);
+    Ok(particles)
+}
+
+/// A dense equilibrium-like state made by the engine: random placement at a packing fraction of
+/// at most `start` (radii scaled down), Lubachevsky–Stillinger growth at `rate` to `target`
+/// with a thermostat, then `relax_per_particle` collisions per particle at constant radius.
+/// Reaches φ = 0.5 (3D) and 0.7 (2D) for moderate polydispersity; the radii returned are the
+/// given ones scaled to `target`'s box if needed, i.e. the box is kept and the radii grow to
+/// `radii × (target / φ(radii))^{1/D}`.
+///
+/// # Errors
+/// As [`random_placement`] and [`Simulation::compress`].
+pub fn dense_packing<const D: usize>(
+    sim_box: &SimBox<D>,
+    radii: &[f64],
+    masses: MassRule,
+    target: f64,
+    relax_per_particle: f64,
+    seed: u64,
+) -> Result<Vec<Particle<D>>, SimError> {
+    let phi_full = radii.iter().map(|&r| ball_volume::<D>(r)).sum::<f64>() / sim_box.volume();
+    if !(target.is_finite() && target > 0.0 && target < 1.0) {
+        return Err(SimError::PackingOutOfReach { requested: target, reason: "must be in (0, 1)" });
+    }
+    // Random sequential addition is quick well below its jamming point (0.547 in 2D, 0.38 in 3D).
+    let start = (if D == 2 { 0.45f64 } else { 0.3 }).min(target);
+    let shrink = (start / phi_full).powf(1.0 / D as f64);
+    let small: Vec<f64> = radii.iter().map(|&r| r * shrink).collect();
+    let particles = random_placement(sim_box, &small, masses, 1.0, seed)?;
+    let mut sim = Simulation::new(particles, *sim_box, SimConfig::default(), NeighbourLists::default())?;
+    let n = radii.len();
+    sim.compress(target, GROWTH_RATE, 4 * n as u64)?;
+    sim.run(Stop::Collisions((relax_per_particle * n as f64).ceil() as u64));
+    let mut particles = sim.state().particles();
+    sort_spatially(&mut particles, sim_box);
+    Ok(particles)
+}
+
+/// Reorders `particles` along a Z-order (Morton) curve over cells of the largest diameter, so
+/// that particles close in space are close in memory. Event-driven runs touch a particle's
+/// neighbours at every event; in spatial order they share cache lines (measured: ~1.3× more
+/// collisions per second at N = 32 000 than in random order). Both placement functions
+/// return their particles in this order.
+///
+/// ```
+/// use kinetic_cdo::{Particle, SimBox, init};
+/// let sim_box = SimBox::periodic([4.0, 4.0]).unwrap();
+/// let mut p = vec![
+///     Particle::new([3.5, 3.5], [0.0; 2], 0.5, 1.0),
+///     Particle::new([0.5, 0.5], [0.0; 2], 0.5, 1.0),
+/// ];
+/// init::sort_spatially(&mut p, &sim_box);
+/// assert_eq!(p[0].position, [0.5, 0.5]);
+/// ```
+pub fn sort_spatially<const D: usize>(particles: &mut [Particle<D>], sim_box: &SimBox<D>) {
+    let diameter = 2.0 * particles.iter().map(|p| p.radius).fold(0.0, f64::max);
+    if !(diameter > 0.0 && diameter.is_finite()) {
+        return;
+    }
+    let bits = 63 / D.max(1);
+    let limit = (1u64 << bits) - 1;
+    let key = |p: &Particle<D>| -> u64 {
+        let x = sim_box.wrap(p.position);
+        let mut code = 0u64;
+        let cells: [u64; D] = std::array::from_fn(|a| ((x[a] / diameter).max(0.0) as u64).min(limit));
+        for bit in (0..bits).rev() {
+            for c in cells {
+                code = (code << 1) | ((c >> bit) & 1);
+            }
+        }
+        code
+    };
+    particles.sort_by_cached_key(key);
+}
+
+/// The radius growth rate of [`dense_packing`], per unit time (velocities are thermal at
+/// `kT = 1`). Fast enough to build 32 000 spheres at φ = 0.5 in seconds, slow enough to stay far
+/// from jamming (φ ≈ 0.64 in 3D, 0.84 in 2D); the relaxation afterwards removes the memory of
+/// the compression.
+pub const GROWTH_RATE: f64 = 0.1;
+
+/// A minimal grid for random sequential addition (no dependency needed for it).
+mod rsa_grid {
+    pub(super) struct Grid<const D: usize> {
+        cells: [usize; D],
+        members: Vec<Vec<usize>>,
+    }
+
+    impl<const D: usize> Grid<D> {
+        pub(super) fn new(cells: [usize; D]) -> Self {
+            Self { cells, members: vec![Vec::new(); cells.iter().product()] }
+        }
+
+        fn index(&self, c: [usize; D]) -> usize {
+            let mut index = 0;
+            let mut stride = 1;
+            for a in 0..D {
+                index += c[a] * stride;
+                stride *= self.cells[a];
+            }
+            index
+        }
+
+        pub(super) fn insert(&mut self, c: [usize; D], i: usize) {
+            let index = self.index(c);
+            self.members[index].push(i);
+        }
+
+        /// Members of the distinct cells around `c`.
+        pub(super) fn neighbours(&self, c: [usize; D], periodic: [bool; D]) -> impl Iterator<Item = usize> + '_ {
+            let mut cells = Vec::with_capacity(27);
+            crate::cdo::for_each_offset::<D>(None, |offset| {
+                let mut t = [0usize; D];
+                for a in 0..D {
+                    let k = self.cells[a] as i64;
+                    let v = c[a] as i64 + offset[a];
+                    t[a] = if periodic[a] {
+                        v.rem_euclid(k) as usize
+                    } else if v < 0 || v >= k {
+                        return;
+                    } else {
+                        v as usize
+                    };
+                }
+                let index = self.index(t);
+                if !cells.contains(&index) {
+                    cells.push(index);
+                }
+            });
+            cells.into_iter().flat_map(move |index| self.members[index].iter().copied())
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! What a run counts and measures: event counters (the paper's Table 1) and observables
+//! (pressure from the collision virial).
+
+/// Event counters since the simulation was built (or [`reset`](Counters::reset)).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Counters {
+    /// Binary collisions processed.
+    pub collisions: u64,
+    /// Wall collisions processed.
+    pub wall_collisions: u64,
+    /// Topological events (certificate failures) processed.
+    pub topological_events: u64,
+    /// Collision checks against new neighbours after topological events.
+    pub new_neighbours: u64,
+    /// Trajectory predictions: full scans of a particle's candidates (after each collision, on
+    /// predict-trajectory events and when an event's partner turned out to have moved).
+    pub predictions: u64,
+    /// Predict-trajectory events reached at the end of a prediction horizon.
+    pub horizon_events: u64,
+    /// Collision events found stale when they reached the front of the queue (partner moved).
+    pub stale_events: u64,
+    /// Pair collision-time computations.
+    pub pair_checks: u64,
+    /// The most topological events between two consecutive collisions (the paper's E, max).
+    pub max_topological_between_collisions: u64,
+    /// Topological events since the last collision (running).
+    pub(crate) topological_since_collision: u64,
+    /// Time spent in topological events, if timing is on (ns).
+    pub topological_nanos: u64,
+    /// Time spent in predictions, if timing is on (ns).
+    pub prediction_nanos: u64,
+    /// Time spent building the structure and the initial events (ns).
+    pub init_nanos: u64,
+}
+
+impl Counters {
+    /// Zeroes every counter but the initialisation time.
+    pub fn reset(&mut self) {
+        *self = Self { init_nanos: self.init_nanos, ..Self::default() };
+    }
+
+    /// All collisions (pairs and walls).
+    pub fn all_collisions(&self) -> u64 {
+        self.collisions + self.wall_collisions
+    }
+}
+
+/// The paper's Table 1, measured: one row per structure and run.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Table1 {
+    /// A: candidates per particle, mean over particles at the end of the run.
+    pub neighbours_mean: f64,
+    /// A: candidates per particle, maximum.
+    pub neighbours_max: usize,
+    /// B: new neighbours (collision checks) per topological event.
+    pub new_per_topological: f64,
+    /// C: time per topological event, ns (0 unless timing was on).
+    pub ns_per_topological: f64,
+    /// D: time per prediction (predict-trajectory event), ns (0 unless timing was on).
+    pub ns_per_prediction: f64,
+    /// E: topological events per collision, mean.
+    pub topological_per_collision: f64,
+    /// E: the most topological events between two consecutive collisions.
+    pub topological_between_collisions_max: u64,
+    /// F: initialisation time, ns.
+    pub init_ns: f64,
+    /// G: memory of the structure, bytes.
+    pub memory_bytes: usize,
+}
+
+/// Observables accumulated over a measurement window.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Observables {
+    /// Window start.
+    pub since: f64,
+    /// Window length so far.
+    pub duration: f64,
+    /// Binary collisions in the window.
+    pub collisions: u64,
+    /// Wall collisions in the window.
+    pub wall_collisions: u64,
+    /// Σ over binary collisions of `r_ik · Δp_k` (the collision virial).
+    pub virial: f64,
+    /// Σ over wall collisions of the momentum given to the walls (magnitude).
+    pub wall_impulse: f64,
+    /// ∫ kinetic energy dt over the window (exact without gravity, where it is piecewise
+    /// constant between collisions).
+    pub kinetic_integral: f64,
+}
+
+impl Observables {
+    /// Mean kinetic energy over the window.
+    pub fn mean_kinetic_energy(&self) -> f64 {
+        if self.duration > 0.0 { self.kinetic_integral / self.duration } else { 0.0 }
+    }
+
+    /// Pressure from the collision virial, `P = (2⟨K⟩ + W/τ) / (D V)` (Alder & Wainwright;
+    /// Allen & Tildesley §3.6 for hard spheres), for a box of volume `volume` in `D` dimensions.
+    /// Meaningful for periodic systems without gravity.
+    pub fn pressure(&self, dimension: usize, volume: f64) -> f64 {
+        if self.duration <= 0.0 {
+            return f64::NAN;
+        }
+        (2.0 * self.mean_kinetic_energy() + self.virial / self.duration) / (dimension as f64 * volume)
+    }
+
+    /// The compressibility factor `Z = PV / (N k T) = 1 + W / (2 ⟨K⟩ τ)`.
+    pub fn compressibility(&self) -> f64 {
+        1.0 + self.virial / (2.0 * self.mean_kinetic_energy() * self.duration)
+    }
+
+    /// Binary collisions per particle per unit time.
+    pub fn collision_rate(&self, particles: usize) -> f64 {
+        2.0 * self.collisions as f64 / (particles as f64 * self.duration)
+    }
+}

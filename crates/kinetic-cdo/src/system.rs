@@ -1,0 +1,348 @@
+//! The physical state: particles on ballistic trajectories in a box, each stored at its own
+//! last-update time so an event touches only the particles it involves.
+
+use crate::SimError;
+use crate::vector::{add_scaled, sub};
+
+/// A hard disk (`D = 2`) or sphere (`D = 3`) as the user hands it to a simulation.
+///
+/// ```
+/// use kinetic_cdo::Particle;
+/// let p = Particle::new([0.5, 0.5], [1.0, 0.0], 0.1, 1.0);
+/// assert_eq!(p.radius, 0.1);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Particle<const D: usize> {
+    /// Centre.
+    pub position: [f64; D],
+    /// Velocity.
+    pub velocity: [f64; D],
+    /// Radius (> 0).
+    pub radius: f64,
+    /// Mass (> 0).
+    pub mass: f64,
+}
+
+impl<const D: usize> Particle<D> {
+    /// A particle from its centre, velocity, radius and mass (checked when a simulation is built).
+    pub fn new(position: [f64; D], velocity: [f64; D], radius: f64, mass: f64) -> Self {
+        Self { position, velocity, radius, mass }
+    }
+}
+
+/// The simulation box `[0, L₀) × … × [0, L_{D−1})`, each axis either periodic or bounded by
+/// two reflecting walls.
+///
+/// ```
+/// use kinetic_cdo::SimBox;
+/// let b = SimBox::new([10.0, 5.0], [true, false]).unwrap();
+/// assert_eq!(b.volume(), 50.0);
+/// assert!(SimBox::<2>::periodic([0.0, 1.0]).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimBox<const D: usize> {
+    lengths: [f64; D],
+    periodic: [bool; D],
+}
+
+impl<const D: usize> SimBox<D> {
+    /// A box with the given side lengths; `periodic[a]` makes axis `a` periodic, otherwise it is
+    /// bounded by reflecting walls at `0` and `L_a`.
+    ///
+    /// # Errors
+    /// [`SimError::InvalidBox`] if a side is not finite and positive.
+    pub fn new(lengths: [f64; D], periodic: [bool; D]) -> Result<Self, SimError> {
+        for (axis, &length) in lengths.iter().enumerate() {
+            if !(length.is_finite() && length > 0.0) {
+                return Err(SimError::InvalidBox { axis, length });
+            }
+        }
+        Ok(Self { lengths, periodic })
+    }
+
+    /// A fully periodic box.
+    ///
+    /// # Errors
+    /// As [`SimBox::new`].
+    pub fn periodic(lengths: [f64; D]) -> Result<Self, SimError> {
+        Self::new(lengths, [true; D])
+    }
+
+    /// A box with reflecting walls on every side.
+    ///
+    /// # Errors
+    /// As [`SimBox::new`].
+    pub fn walls(lengths: [f64; D]) -> Result<Self, SimError> {
+        Self::new(lengths, [false; D])
+    }
+
+    /// Side lengths.
+    pub fn lengths(&self) -> [f64; D] {
+        self.lengths
+    }
+
+    /// Which axes are periodic.
+    pub fn periodic_axes(&self) -> [bool; D] {
+        self.periodic
+    }
+
+    /// Volume (area in 2D).
+    pub fn volume(&self) -> f64 {
+        self.lengths.iter().product()
+    }
+
+    /// `d` shifted by whole periods along periodic axes to the nearest image (`|d_a| <= L_a/2`).
+    pub fn nearest_image(&self, mut d: [f64; D]) -> [f64; D] {
+        for a in 0..D {
+            if self.periodic[a] {
+                d[a] -= self.lengths[a] * (d[a] / self.lengths[a]).round();
+            }
+        }
+        d
+    }
+
+    /// `x` wrapped into the box along periodic axes (walls leave it unchanged).
+    pub fn wrap(&self, mut x: [f64; D]) -> [f64; D] {
+        for a in 0..D {
+            if self.periodic[a] {
+                x[a] = x[a].rem_euclid(self.lengths[a]);
+                // rem_euclid can return exactly L for tiny negative inputs.
+                if x[a] >= self.lengths[a] {
+                    x[a] = 0.0;
+                }
+            }
+        }
+        x
+    }
+}
+
+/// The volume of a `D`-ball of radius `r` (π r² in 2D, 4/3 π r³ in 3D).
+///
+/// ```
+/// assert!((kinetic_cdo::ball_volume::<2>(1.0) - std::f64::consts::PI).abs() < 1e-15);
+/// ```
+pub fn ball_volume<const D: usize>(r: f64) -> f64 {
+    use std::f64::consts::PI;
+    match D {
+        1 => 2.0 * r,
+        2 => PI * r * r,
+        3 => 4.0 / 3.0 * PI * r * r * r,
+        _ => {
+            // V_d = π^{d/2} / Γ(d/2 + 1) r^d, via the recurrence V_d = 2π/d · V_{d−2}.
+            let mut v = if D.is_multiple_of(2) { 1.0 } else { 2.0 };
+            let mut d = if D.is_multiple_of(2) { 2 } else { 3 };
+            while d <= D {
+                v *= 2.0 * PI / d as f64;
+                d += 2;
+            }
+            v * r.powi(D as i32)
+        }
+    }
+}
+
+/// How radii change with time: `r_i(t) = base_i · (scale + rate · (t − since))`, a constant
+/// scale unless a Lubachevsky–Stillinger compression is running.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RadiusLaw {
+    pub(crate) scale: f64,
+    pub(crate) rate: f64,
+    pub(crate) since: f64,
+    /// The largest scale this law reaches (its end point while growing).
+    pub(crate) cap: f64,
+}
+
+impl RadiusLaw {
+    pub(crate) const FIXED: Self = Self { scale: 1.0, rate: 0.0, since: 0.0, cap: 1.0 };
+
+    #[inline]
+    pub(crate) fn at(&self, t: f64) -> f64 {
+        self.scale + self.rate * (t - self.since)
+    }
+}
+
+/// A particle's trajectory: `pos` and `vel` at its own time `time`, and its base radius (the
+/// radius is `radius × RadiusLaw::at(t)`). For `D = 3` it is exactly one 64-byte cache line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Body<const D: usize> {
+    pub(crate) pos: [f64; D],
+    pub(crate) vel: [f64; D],
+    pub(crate) time: f64,
+    pub(crate) radius: f64,
+}
+
+/// The state every structure and the engine share: particles stored at their own last-update
+/// times, the box, gravity, the radius law and the clock.
+///
+/// Positions are *unwrapped* (a particle crossing a periodic side keeps a continuous
+/// trajectory), so structures can store images as whole periods without them going stale; use
+/// [`State::position_wrapped`] for output.
+#[derive(Debug, Clone)]
+pub struct State<const D: usize> {
+    /// The data every collision check reads, together (one cache line per sphere).
+    pub(crate) bodies: Vec<Body<D>>,
+    pub(crate) mass: Vec<f64>,
+    /// Incremented whenever the particle's trajectory changes; events remember it.
+    pub(crate) counter: Vec<u32>,
+    pub(crate) last_collision: Vec<f64>,
+    pub(crate) sim_box: SimBox<D>,
+    pub(crate) gravity: [f64; D],
+    pub(crate) radii: RadiusLaw,
+    pub(crate) now: f64,
+    pub(crate) max_base_radius: f64,
+}
+
+impl<const D: usize> State<D> {
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Whether there are no particles (never true for a built simulation).
+    pub fn is_empty(&self) -> bool {
+        self.bodies.is_empty()
+    }
+
+    /// The simulation clock.
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// The box.
+    pub fn sim_box(&self) -> &SimBox<D> {
+        &self.sim_box
+    }
+
+    /// Constant gravitational acceleration.
+    pub fn gravity(&self) -> [f64; D] {
+        self.gravity
+    }
+
+    /// Particle `i`'s centre at time `t` (unwrapped), from its ballistic trajectory.
+    #[inline]
+    pub fn position_at(&self, i: usize, t: f64) -> [f64; D] {
+        let b = &self.bodies[i];
+        let dt = t - b.time;
+        let x = add_scaled(b.pos, dt, b.vel);
+        add_scaled(x, 0.5 * dt * dt, self.gravity)
+    }
+
+    /// Particle `i`'s centre now (unwrapped).
+    pub fn position(&self, i: usize) -> [f64; D] {
+        self.position_at(i, self.now)
+    }
+
+    /// Particle `i`'s centre now, wrapped into the box.
+    pub fn position_wrapped(&self, i: usize) -> [f64; D] {
+        self.sim_box.wrap(self.position(i))
+    }
+
+    /// Particle `i`'s velocity at time `t`.
+    #[inline]
+    pub fn velocity_at(&self, i: usize, t: f64) -> [f64; D] {
+        add_scaled(self.bodies[i].vel, t - self.bodies[i].time, self.gravity)
+    }
+
+    /// Particle `i`'s velocity now.
+    pub fn velocity(&self, i: usize) -> [f64; D] {
+        self.velocity_at(i, self.now)
+    }
+
+    /// Particle `i`'s radius at time `t`.
+    #[inline]
+    pub fn radius_at(&self, i: usize, t: f64) -> f64 {
+        self.bodies[i].radius * self.radii.at(t)
+    }
+
+    /// Particle `i`'s radius now.
+    pub fn radius(&self, i: usize) -> f64 {
+        self.radius_at(i, self.now)
+    }
+
+    /// The largest radius particle `i` reaches under the current radius law (its radius, unless
+    /// a compression is running). Structures size themselves by it.
+    #[inline]
+    pub fn radius_cap(&self, i: usize) -> f64 {
+        self.bodies[i].radius * self.radii.cap
+    }
+
+    /// The largest [`radius_cap`](Self::radius_cap) over all particles.
+    pub fn max_radius_cap(&self) -> f64 {
+        self.max_base_radius * self.radii.cap
+    }
+
+    /// The rate at which particle `i`'s radius grows (0 unless compressing).
+    #[inline]
+    pub fn radius_rate(&self, i: usize) -> f64 {
+        self.bodies[i].radius * self.radii.rate
+    }
+
+    /// Particle `i`'s mass.
+    pub fn mass(&self, i: usize) -> f64 {
+        self.mass[i]
+    }
+
+    /// How many times particle `i`'s trajectory has changed (collisions and wall hits).
+    pub fn counter(&self, i: usize) -> u32 {
+        self.counter[i]
+    }
+
+    /// Total kinetic energy now.
+    pub fn kinetic_energy(&self) -> f64 {
+        (0..self.len())
+            .map(|i| {
+                let v = self.velocity(i);
+                0.5 * self.mass[i] * crate::vector::dot(v, v)
+            })
+            .sum()
+    }
+
+    /// Total momentum now.
+    pub fn momentum(&self) -> [f64; D] {
+        let mut p = [0.0; D];
+        for i in 0..self.len() {
+            p = add_scaled(p, self.mass[i], self.velocity(i));
+        }
+        p
+    }
+
+    /// The packing fraction now: particle volume over box volume.
+    pub fn packing_fraction(&self) -> f64 {
+        let total: f64 = (0..self.len()).map(|i| ball_volume::<D>(self.radius(i))).sum();
+        total / self.sim_box.volume()
+    }
+
+    /// The particles now, wrapped into the box (a snapshot a new simulation can start from).
+    pub fn particles(&self) -> Vec<Particle<D>> {
+        (0..self.len())
+            .map(|i| Particle::new(self.position_wrapped(i), self.velocity(i), self.radius(i), self.mass[i]))
+            .collect()
+    }
+
+    /// Moves particle `i` by `shift`, which must be whole periods along periodic axes and 0
+    /// elsewhere: the same physical state, in another image. Structures use it to keep
+    /// coordinates in the box.
+    pub fn shift_by_periods(&mut self, i: usize, shift: [f64; D]) {
+        debug_assert!((0..D).all(|a| shift[a] == 0.0 || self.sim_box.periodic_axes()[a]));
+        self.bodies[i].pos = crate::vector::add(self.bodies[i].pos, shift);
+    }
+
+    /// Brings particle `i`'s stored trajectory to time `t` (no physical change).
+    #[inline]
+    pub(crate) fn advance(&mut self, i: usize, t: f64) {
+        let dt = t - self.bodies[i].time;
+        if dt != 0.0 {
+            let pos = self.position_at(i, t);
+            let b = &mut self.bodies[i];
+            b.pos = pos;
+            b.vel = add_scaled(b.vel, dt, self.gravity);
+            b.time = t;
+        }
+    }
+
+    /// The displacement from `i` to `k`'s image `k + shift`, both taken at time `t`.
+    #[inline]
+    pub(crate) fn separation_at(&self, i: usize, k: usize, shift: [f64; D], t: f64) -> [f64; D] {
+        let xk = crate::vector::add(self.position_at(k, t), shift);
+        sub(xk, self.position_at(i, t))
+    }
+}
