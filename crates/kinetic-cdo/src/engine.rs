@@ -361,6 +361,17 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// line with the time and the box (`Lattice`, `Properties=species:S:1:pos:R:3:radius:R:1`),
     /// then one line per particle, positions wrapped into the box (`z = 0` in 2D).
     ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, SnapshotEvery, Stop};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let mut sim = Simulation::new(particles, SimBox::walls([4.0, 4.0]).unwrap(), SimConfig::default(), BruteForce::default()).unwrap();
+    /// let mut out = Vec::new();
+    /// sim.run_with_snapshots(Stop::Time(2.0), SnapshotEvery::Time(0.5), &mut out).unwrap();
+    /// let text = String::from_utf8(out).unwrap();
+    /// assert_eq!(text.lines().filter(|l| l.starts_with("P ")).count(), 5); // t = 0, 0.5, …, 2
+    /// assert!(text.contains("P 2.5 1 0 0.5")); // t = 1.5: x = 1 + 1.5
+    /// ```
+    ///
     /// # Errors
     /// Any I/O error of `out`.
     pub fn write_xyz(&self, out: &mut impl Write) -> std::io::Result<()> {
@@ -440,6 +451,16 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// [`crate::kinematics`]), which heats the system, so every `thermostat_every` collisions the
     /// velocities are rescaled to the kinetic energy at the start.
     ///
+    /// ```
+    /// use kinetic_cdo::{NeighbourLists, SimBox, SimConfig, Simulation, init};
+    /// let sim_box = SimBox::periodic([20.0, 20.0]).unwrap();
+    /// let particles = init::random_placement(&sim_box, &vec![0.3; 300], init::MassRule::Unit, 1.0, 5).unwrap();
+    /// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), NeighbourLists::default()).unwrap();
+    /// sim.compress(0.6, 0.1, 300).unwrap();
+    /// assert!((sim.state().packing_fraction() - 0.6).abs() < 1e-9);
+    /// assert!(sim.max_overlap() < 1e-9);
+    /// ```
+    ///
     /// # Errors
     /// [`SimError::InvalidParameter`] for a non-positive rate, [`SimError::PackingOutOfReach`] if
     /// `target` is below the current packing fraction or not below 1, and
@@ -449,11 +470,15 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
             return Err(SimError::InvalidParameter { name: "rate", value: rate, reason: "must be finite and > 0" });
         }
         let phi = self.state.packing_fraction();
-        if !(target.is_finite() && target >= phi && target < 1.0) {
+        if !(target.is_finite() && target >= phi * (1.0 - 1e-12) && target < 1.0) {
             return Err(SimError::PackingOutOfReach {
                 requested: target,
                 reason: "compression needs current packing fraction <= target < 1",
             });
+        }
+        if target <= phi {
+            // Already there (to rounding).
+            return Ok(());
         }
         let scale = self.state.radii.at(self.state.now);
         let cap = scale * (target / phi).powf(1.0 / D as f64);
@@ -611,12 +636,27 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         let mut best_tau = self.horizon[i] - now;
         let mut best = if best_tau.is_finite() { ParticleEvent::Predict } else { ParticleEvent::None };
         let mut checks = 0u64;
+        // The inner loop of the whole simulation: one cache line (the `Body`) per candidate,
+        // and the radius law and gravity hoisted out of it.
+        let scale = state.radii.at(now);
+        let growth = state.radii.rate;
+        let base_i = state.bodies[i].radius;
+        let gravity = state.gravity;
+        let falling = gravity.iter().any(|&g| g != 0.0);
         self.structure.for_each_candidate(i, state, |k, shift| {
             checks += 1;
-            let xk = crate::vector::add(state.position_at(k, now), shift);
-            let d = sub(xk, xi);
-            let u = sub(state.velocity_at(k, now), vi);
-            let tau = pair_contact_time(d, u, ri + state.radius_at(k, now), rate_i + state.radius_rate(k));
+            let body = &state.bodies[k];
+            let dt = now - body.time;
+            let mut xk = add_scaled(body.pos, dt, body.vel);
+            let mut vk = body.vel;
+            if falling {
+                xk = add_scaled(xk, 0.5 * dt * dt, gravity);
+                vk = add_scaled(vk, dt, gravity);
+            }
+            let d = sub(crate::vector::add(xk, shift), xi);
+            let u = sub(vk, vi);
+            let base = base_i + body.radius;
+            let tau = pair_contact_time(d, u, base * scale, base * growth);
             if tau < best_tau {
                 best_tau = tau;
                 best = ParticleEvent::Collision { partner: k as u32, partner_counter: state.counter[k] };

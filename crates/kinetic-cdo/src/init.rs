@@ -4,7 +4,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::cdo::NeighbourLists;
+use crate::cdo::{CellStore, DenseCells, NeighbourLists, for_each_distinct_neighbour_cell};
 use crate::engine::{SimConfig, Simulation, Stop};
 use crate::vector::{dot, sub};
 use crate::{Particle, SimBox, SimError, ball_volume};
@@ -106,6 +106,14 @@ fn maxwell_velocities<const D: usize>(masses: &[f64], kt: f64, rng: &mut ChaCha8
 /// Works up to moderate packing fractions (random sequential addition jams near 0.38 in 3D and
 /// 0.55 in 2D); use [`dense_packing`] beyond.
 ///
+/// ```
+/// use kinetic_cdo::{SimBox, init};
+/// let sim_box = SimBox::walls([10.0, 10.0, 10.0]).unwrap();
+/// let particles = init::random_placement(&sim_box, &vec![0.5; 100], init::MassRule::Unit, 1.0, 1).unwrap();
+/// let p: f64 = particles.iter().map(|p| p.velocity[0]).sum();
+/// assert!(p.abs() < 1e-12); // zero total momentum
+/// ```
+///
 /// # Errors
 /// [`SimError::InvalidRadius`] for a bad radius, [`SimError::InvalidParameter`] for `kt`
 /// not finite or negative, [`SimError::PackingOutOfReach`] when a particle finds no place
@@ -133,7 +141,8 @@ pub fn random_placement<const D: usize>(
     let side = 2.0 * r_max;
     let cells: [usize; D] = std::array::from_fn(|a| ((lengths[a] / side).floor() as usize).max(1));
     let cell_side: [f64; D] = std::array::from_fn(|a| lengths[a] / cells[a] as f64);
-    let mut grid: rsa_grid::Grid<D> = rsa_grid::Grid::new(cells);
+    let mut grid = DenseCells::<D>::default();
+    grid.reset(cells, radii.len());
     let mut order: Vec<usize> = (0..radii.len()).collect();
     order.sort_by(|&a, &b| radii[b].total_cmp(&radii[a]));
     let mut positions = vec![[0.0; D]; radii.len()];
@@ -151,14 +160,18 @@ pub fn random_placement<const D: usize>(
                 }
             });
             let home: [usize; D] = std::array::from_fn(|a| ((x[a] / cell_side[a]) as usize).min(cells[a] - 1));
-            let free = grid.neighbours(home, periodic).all(|k| {
-                let d = sim_box.nearest_image(sub(positions[k], x));
-                let contact = r + radii[k];
-                dot(d, d) >= contact * contact
+            let mut free = true;
+            for_each_distinct_neighbour_cell(home, cells, periodic, |cell| {
+                grid.for_each_member(cell, |k| {
+                    let k = k as usize;
+                    let d = sim_box.nearest_image(sub(positions[k], x));
+                    let contact = r + radii[k];
+                    free &= dot(d, d) >= contact * contact;
+                });
             });
             if free {
                 positions[i] = x;
-                grid.insert(home, i);
+                grid.insert(home, i as u32);
                 placed = true;
                 break;
             }
@@ -186,6 +199,16 @@ pub fn random_placement<const D: usize>(
 /// given ones scaled to `target`'s box if needed, i.e. the box is kept and the radii grow to
 /// `radii × (target / φ(radii))^{1/D}`.
 ///
+/// ```
+/// use kinetic_cdo::{SimBox, init};
+/// let radii = vec![0.5; 400];
+/// let side = init::cube_side_for::<2>(&radii, 0.7);
+/// let sim_box = SimBox::periodic([side, side]).unwrap();
+/// let particles = init::dense_packing(&sim_box, &radii, init::MassRule::Unit, 0.7, 2.0, 1).unwrap();
+/// let area: f64 = particles.iter().map(|p| std::f64::consts::PI * p.radius * p.radius).sum();
+/// assert!((area / (side * side) - 0.7).abs() < 1e-9);
+/// ```
+///
 /// # Errors
 /// As [`random_placement`] and [`Simulation::compress`].
 pub fn dense_packing<const D: usize>(
@@ -207,7 +230,9 @@ pub fn dense_packing<const D: usize>(
     let particles = random_placement(sim_box, &small, masses, 1.0, seed)?;
     let mut sim = Simulation::new(particles, *sim_box, SimConfig::default(), NeighbourLists::default())?;
     let n = radii.len();
-    sim.compress(target, GROWTH_RATE, 4 * n as u64)?;
+    if start < target {
+        sim.compress(target, GROWTH_RATE, 4 * n as u64)?;
+    }
     sim.run(Stop::Collisions((relax_per_particle * n as f64).ceil() as u64));
     let mut particles = sim.state().particles();
     sort_spatially(&mut particles, sim_box);
@@ -256,56 +281,3 @@ pub fn sort_spatially<const D: usize>(particles: &mut [Particle<D>], sim_box: &S
 /// from jamming (φ ≈ 0.64 in 3D, 0.84 in 2D); the relaxation afterwards removes the memory of
 /// the compression.
 pub const GROWTH_RATE: f64 = 0.1;
-
-/// A minimal grid for random sequential addition (no dependency needed for it).
-mod rsa_grid {
-    pub(super) struct Grid<const D: usize> {
-        cells: [usize; D],
-        members: Vec<Vec<usize>>,
-    }
-
-    impl<const D: usize> Grid<D> {
-        pub(super) fn new(cells: [usize; D]) -> Self {
-            Self { cells, members: vec![Vec::new(); cells.iter().product()] }
-        }
-
-        fn index(&self, c: [usize; D]) -> usize {
-            let mut index = 0;
-            let mut stride = 1;
-            for a in 0..D {
-                index += c[a] * stride;
-                stride *= self.cells[a];
-            }
-            index
-        }
-
-        pub(super) fn insert(&mut self, c: [usize; D], i: usize) {
-            let index = self.index(c);
-            self.members[index].push(i);
-        }
-
-        /// Members of the distinct cells around `c`.
-        pub(super) fn neighbours(&self, c: [usize; D], periodic: [bool; D]) -> impl Iterator<Item = usize> + '_ {
-            let mut cells = Vec::with_capacity(27);
-            crate::cdo::for_each_offset::<D>(None, |offset| {
-                let mut t = [0usize; D];
-                for a in 0..D {
-                    let k = self.cells[a] as i64;
-                    let v = c[a] as i64 + offset[a];
-                    t[a] = if periodic[a] {
-                        v.rem_euclid(k) as usize
-                    } else if v < 0 || v >= k {
-                        return;
-                    } else {
-                        v as usize
-                    };
-                }
-                let index = self.index(t);
-                if !cells.contains(&index) {
-                    cells.push(index);
-                }
-            });
-            cells.into_iter().flat_map(move |index| self.members[index].iter().copied())
-        }
-    }
-}

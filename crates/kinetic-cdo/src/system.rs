@@ -176,6 +176,17 @@ pub(crate) struct Body<const D: usize> {
 /// Positions are *unwrapped* (a particle crossing a periodic side keeps a continuous
 /// trajectory), so structures can store images as whole periods without them going stale; use
 /// [`State::position_wrapped`] for output.
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+/// let particles = vec![Particle::new([9.5, 1.0], [1.0, 0.0], 0.25, 2.0)];
+/// let mut sim = Simulation::new(particles, SimBox::periodic([10.0, 10.0]).unwrap(), SimConfig::default(), BruteForce::default()).unwrap();
+/// sim.run(Stop::Time(1.0));
+/// let state = sim.state();
+/// assert_eq!(state.position(0), [10.5, 1.0]); // unwrapped
+/// assert_eq!(state.position_wrapped(0), [0.5, 1.0]);
+/// assert_eq!(state.kinetic_energy(), 1.0);
+/// ```
 #[derive(Debug, Clone)]
 pub struct State<const D: usize> {
     /// The data every collision check reads, together (one cache line per sphere).

@@ -211,14 +211,28 @@ pub const MAX_DENSE_CELLS: usize = 1 << 26;
 /// ];
 /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
 /// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), RegularSubdivision::new()).unwrap();
-/// // Head-on over 7 − 1 = 6 units of gap at closing speed 2, or the short way round the
-/// // periodic box: 10 − 7 − 1 = 2 units, 1 time unit.
+/// // Head-on: 7 − 1 = 6 units of gap at closing speed 2. (Round the periodic box they are
+/// // only 2 units apart, but moving apart that way.)
 /// let c = sim.next_collision().unwrap();
-/// assert!((c.time - 1.0).abs() < 1e-12);
+/// assert!((c.time - 3.0).abs() < 1e-12);
+/// assert_eq!(sim.structure().cells_per_axis(), [10, 10]);
 /// ```
 pub type RegularSubdivision<const D: usize> = CellLists<D, DenseCells<D>>;
 
 /// The regular spatial tree: only non-empty cells, in an ordered map.
+///
+/// ```
+/// use kinetic_cdo::{Particle, SimBox, SimConfig, Simulation, SpatialTree};
+/// let particles = vec![
+///     Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0),
+///     Particle::new([4.0, 1.0], [-1.0, 0.0], 0.5, 1.0),
+/// ];
+/// let sim_box = SimBox::walls([100.0, 100.0]).unwrap();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), SpatialTree::new()).unwrap();
+/// // Only the two occupied cells exist, not the 100 × 100 grid.
+/// assert_eq!(sim.structure().stored_cells(), 2);
+/// assert!((sim.next_collision().unwrap().time - 1.0).abs() < 1e-12);
+/// ```
 pub type SpatialTree<const D: usize> = CellLists<D, TreeCells<D>>;
 
 /// Cell lists over any [`CellStore`]; see [`RegularSubdivision`] and [`SpatialTree`].
@@ -380,6 +394,35 @@ impl<const D: usize, S: CellStore<D>> CellLists<D, S> {
         self.crossing[i] = (best.1, best.2);
         certificates.schedule(i, certificates.now() + best.0);
     }
+}
+
+/// Calls `f` once for each distinct cell among the `3^D` around `home` in a grid of `cells` per
+/// axis (fewer than 3 cells on a periodic axis make offsets coincide; walls cut the stencil).
+pub(crate) fn for_each_distinct_neighbour_cell<const D: usize>(
+    home: [usize; D],
+    cells: [usize; D],
+    periodic: [bool; D],
+    mut f: impl FnMut([usize; D]),
+) {
+    let mut seen: Vec<[usize; D]> = Vec::with_capacity(3usize.pow(D as u32));
+    for_each_offset::<D>(None, |offset| {
+        let mut target = [0usize; D];
+        for a in 0..D {
+            let k = cells[a] as i64;
+            let t = home[a] as i64 + offset[a];
+            target[a] = if periodic[a] {
+                t.rem_euclid(k) as usize
+            } else if t < 0 || t >= k {
+                return;
+            } else {
+                t as usize
+            };
+        }
+        if !seen.contains(&target) {
+            seen.push(target);
+            f(target);
+        }
+    });
 }
 
 /// Every offset in `{−1, 0, 1}^D` (with axis `fixed.0` pinned to `fixed.1` when given).

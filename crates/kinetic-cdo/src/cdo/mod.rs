@@ -19,7 +19,7 @@ mod cells;
 mod neighbour_list;
 mod segment;
 
-pub(crate) use cells::for_each_offset;
+pub(crate) use cells::for_each_distinct_neighbour_cell;
 pub use cells::MAX_DENSE_CELLS;
 pub use neighbour_list::DEFAULT_RELATIVE_SHELL;
 pub use brute::BruteForce;

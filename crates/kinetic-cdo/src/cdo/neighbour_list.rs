@@ -34,9 +34,11 @@ use crate::{SimError, State};
 /// ];
 /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
 /// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), NeighbourLists::with_shell(0.4)).unwrap();
+/// // 3 apart: not yet neighbours (radii 0.5 + 0.5 + shell 0.4 = 1.4).
+/// assert_eq!(sim.structure().neighbours(0).count(), 0);
 /// let c = sim.next_collision().unwrap();
 /// assert!((c.time - 1.0).abs() < 1e-12);
-/// assert_eq!(sim.structure().neighbours(0).count(), 0);
+/// assert_eq!(sim.structure().neighbours(0).collect::<Vec<_>>(), [1]);
 /// ```
 #[derive(Debug, Clone)]
 pub struct NeighbourLists<const D: usize> {
