@@ -17,6 +17,7 @@ pub mod ellipsoid;
 pub mod fmm_dlp;
 pub mod geometry;
 pub mod hhgrid;
+pub mod kinetic;
 pub mod raycross;
 
 use crate::BenchError;
@@ -65,6 +66,7 @@ pub static SUITES: &[&dyn Suite] = &[
     &raycross::RayCross,
     &fmm_dlp::FmmDlpSuite,
     &ellipsoid::EllipsoidSuite,
+    &kinetic::KineticSuite,
 ];
 
 /// Finds a registered suite by name.

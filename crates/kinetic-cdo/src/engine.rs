@@ -58,7 +58,13 @@ pub struct SimConfig<const D: usize> {
 
 impl<const D: usize> Default for SimConfig<D> {
     fn default() -> Self {
-        Self { restitution: 1.0, tc_duration: 0.0, gravity: [0.0; D], prediction_horizon: None, measure_times: false }
+        Self {
+            restitution: 1.0,
+            tc_duration: 0.0,
+            gravity: [0.0; D],
+            prediction_horizon: None,
+            measure_times: false,
+        }
     }
 }
 
@@ -148,7 +154,12 @@ impl<const D: usize, S: Cdo<D>> Simulation<D, S, BinaryHeapQueue> {
     ///
     /// # Errors
     /// As [`Simulation::with_queue`].
-    pub fn new(particles: Vec<Particle<D>>, sim_box: SimBox<D>, config: SimConfig<D>, structure: S) -> Result<Self, SimError> {
+    pub fn new(
+        particles: Vec<Particle<D>>,
+        sim_box: SimBox<D>,
+        config: SimConfig<D>,
+        structure: S,
+    ) -> Result<Self, SimError> {
         Self::with_queue(particles, sim_box, config, structure)
     }
 }
@@ -163,7 +174,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// [`SimError::InvalidMass`], [`SimError::OutsideBox`] (a particle crossing a wall),
     /// [`SimError::BoxTooSmall`] (a periodic side shorter than 3 largest diameters, or than the
     /// structure needs), [`SimError::Overlap`] naming the first overlapping pair found (deeper than
-/// [`OVERLAP_TOLERANCE`]), and
+    /// [`OVERLAP_TOLERANCE`]), and
     /// [`SimError::InvalidParameter`] for a restitution outside `(0, 1]`, a negative or
     /// non-finite TC duration, horizon or gravity.
     pub fn with_queue(
@@ -282,7 +293,12 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     ///
     /// # Errors
     /// Any I/O error of `out`.
-    pub fn run_with_snapshots(&mut self, stop: Stop, every: SnapshotEvery, out: &mut impl Write) -> std::io::Result<()> {
+    pub fn run_with_snapshots(
+        &mut self,
+        stop: Stop,
+        every: SnapshotEvery,
+        out: &mut impl Write,
+    ) -> std::io::Result<()> {
         self.write_xyz(out)?;
         match (stop, every) {
             (_, SnapshotEvery::Collisions(k)) => {
@@ -432,7 +448,11 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// [`SimError::InvalidParameter`] if `factor` is not finite and > 0.
     pub fn scale_velocities(&mut self, factor: f64) -> Result<(), SimError> {
         if !(factor.is_finite() && factor > 0.0) {
-            return Err(SimError::InvalidParameter { name: "factor", value: factor, reason: "must be finite and > 0" });
+            return Err(SimError::InvalidParameter {
+                name: "factor",
+                value: factor,
+                reason: "must be finite and > 0",
+            });
         }
         let now = self.state.now;
         for i in 0..self.state.len() {
@@ -467,7 +487,11 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// [`SimError::BoxTooSmall`] if the grown particles no longer fit the structure.
     pub fn compress(&mut self, target: f64, rate: f64, thermostat_every: u64) -> Result<(), SimError> {
         if !(rate.is_finite() && rate > 0.0) {
-            return Err(SimError::InvalidParameter { name: "rate", value: rate, reason: "must be finite and > 0" });
+            return Err(SimError::InvalidParameter {
+                name: "rate",
+                value: rate,
+                reason: "must be finite and > 0",
+            });
         }
         let phi = self.state.packing_fraction();
         if !(target.is_finite() && target >= phi * (1.0 - 1e-12) && target < 1.0) {
@@ -582,14 +606,19 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
 
     fn topological(&mut self, slot: usize) {
         let start = self.config.measure_times.then(Instant::now);
-        self.counters.topological_events += 1;
-        self.counters.topological_since_collision += 1;
         let n = self.state.len();
         let mut pairs = std::mem::take(&mut self.pairs);
-        let created = {
+        let outcome = {
             let mut certificates = Certificates { queue: &mut self.queue, offset: n, now: self.state.now };
             self.structure.certificate_failed(slot, &mut self.state, &mut certificates, &mut pairs)
         };
+        let Some(created) = outcome else {
+            self.counters.certificate_rechecks += 1;
+            self.pairs = pairs;
+            return;
+        };
+        self.counters.topological_events += 1;
+        self.counters.topological_since_collision += 1;
         self.counters.new_neighbours += created as u64;
         for &(a, k, shift) in &pairs {
             self.consider_pair(a as usize, k as usize, shift);
@@ -606,7 +635,8 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         let now = self.state.now;
         let t = now + self.contact_time(a, k, shift);
         if t <= self.horizon[a] && t < self.queue.time_of(a).unwrap_or(f64::INFINITY) {
-            self.events[a] = ParticleEvent::Collision { partner: k as u32, partner_counter: self.state.counter[k] };
+            self.events[a] =
+                ParticleEvent::Collision { partner: k as u32, partner_counter: self.state.counter[k] };
             self.queue.schedule(a, t);
         }
     }
@@ -717,10 +747,14 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         let reduced = mi * mk / (mi + mk);
         // Never pull a pair together: rounding can leave u_n a hair above the growth rate.
         let impulse = collision_impulse(u_n, growth, e, reduced).max(0.0);
-        let before = 0.5 * (mi * dot(self.state.bodies[i].vel, self.state.bodies[i].vel) + mk * dot(self.state.bodies[k].vel, self.state.bodies[k].vel));
+        let before = 0.5
+            * (mi * dot(self.state.bodies[i].vel, self.state.bodies[i].vel)
+                + mk * dot(self.state.bodies[k].vel, self.state.bodies[k].vel));
         self.state.bodies[i].vel = add_scaled(self.state.bodies[i].vel, -impulse / mi, n);
         self.state.bodies[k].vel = add_scaled(self.state.bodies[k].vel, impulse / mk, n);
-        let after = 0.5 * (mi * dot(self.state.bodies[i].vel, self.state.bodies[i].vel) + mk * dot(self.state.bodies[k].vel, self.state.bodies[k].vel));
+        let after = 0.5
+            * (mi * dot(self.state.bodies[i].vel, self.state.bodies[i].vel)
+                + mk * dot(self.state.bodies[k].vel, self.state.bodies[k].vel));
         self.kinetic += after - before;
         self.observables.virial += impulse * distance;
         self.observables.collisions += 1;
@@ -749,7 +783,8 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     fn finish_collision(&mut self, involved: &[usize]) {
         let now = self.state.now;
         let c = &mut self.counters;
-        c.max_topological_between_collisions = c.max_topological_between_collisions.max(c.topological_since_collision);
+        c.max_topological_between_collisions =
+            c.max_topological_between_collisions.max(c.topological_since_collision);
         c.topological_since_collision = 0;
         let n = self.state.len();
         for &i in involved {
@@ -774,7 +809,11 @@ pub const OVERLAP_TOLERANCE: f64 = 1e-10;
 fn validate_config<const D: usize>(config: &SimConfig<D>) -> Result<(), SimError> {
     let e = config.restitution;
     if !(e > 0.0 && e <= 1.0) {
-        return Err(SimError::InvalidParameter { name: "restitution", value: e, reason: "must be in (0, 1]" });
+        return Err(SimError::InvalidParameter {
+            name: "restitution",
+            value: e,
+            reason: "must be in (0, 1]",
+        });
     }
     if !(config.tc_duration.is_finite() && config.tc_duration >= 0.0) {
         return Err(SimError::InvalidParameter {
@@ -832,7 +871,9 @@ fn validated_state<const D: usize>(
         }
         for a in 0..D {
             let slack = OVERLAP_TOLERANCE * p.radius;
-            if !periodic[a] && (p.position[a] - p.radius < -slack || p.position[a] + p.radius > lengths[a] + slack) {
+            if !periodic[a]
+                && (p.position[a] - p.radius < -slack || p.position[a] + p.radius > lengths[a] + slack)
+            {
                 return Err(SimError::OutsideBox { index, axis: a });
             }
         }

@@ -62,7 +62,9 @@ pub enum SimError {
     },
     /// A periodic side is too short for the largest particle: the nearest periodic image must
     /// be unique for touching particles, and cell-based structures need 3 cells per axis.
-    #[error("periodic box side {axis} ({length}) must be at least {required} (3 largest diameters, plus any shell)")]
+    #[error(
+        "periodic box side {axis} ({length}) must be at least {required} (3 largest diameters, plus any shell)"
+    )]
     BoxTooSmall {
         /// The axis.
         axis: usize,
@@ -80,6 +82,12 @@ pub enum SimError {
         value: f64,
         /// What it must satisfy.
         reason: &'static str,
+    },
+    /// The structure does not support this set-up.
+    #[error("unsupported: {what}")]
+    Unsupported {
+        /// What is not supported.
+        what: &'static str,
     },
     /// The requested packing fraction cannot be reached by the method asked for.
     #[error("packing fraction {requested} is out of reach: {reason}")]

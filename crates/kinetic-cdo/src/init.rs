@@ -40,10 +40,18 @@ impl MassRule {
 /// ```
 pub fn polydisperse_radii(n: usize, r_max: f64, gamma: f64, seed: u64) -> Result<Vec<f64>, SimError> {
     if !(r_max.is_finite() && r_max > 0.0) {
-        return Err(SimError::InvalidParameter { name: "r_max", value: r_max, reason: "must be finite and > 0" });
+        return Err(SimError::InvalidParameter {
+            name: "r_max",
+            value: r_max,
+            reason: "must be finite and > 0",
+        });
     }
     if !(gamma.is_finite() && gamma >= 1.0) {
-        return Err(SimError::InvalidParameter { name: "gamma", value: gamma, reason: "must be finite and >= 1" });
+        return Err(SimError::InvalidParameter {
+            name: "gamma",
+            value: gamma,
+            reason: "must be finite and >= 1",
+        });
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let r_min = r_max / gamma;
@@ -159,7 +167,8 @@ pub fn random_placement<const D: usize>(
                     lengths[a] / 2.0
                 }
             });
-            let home: [usize; D] = std::array::from_fn(|a| ((x[a] / cell_side[a]) as usize).min(cells[a] - 1));
+            let home: [usize; D] =
+                std::array::from_fn(|a| ((x[a] / cell_side[a]) as usize).min(cells[a] - 1));
             let mut free = true;
             for_each_distinct_neighbour_cell(home, cells, periodic, |cell| {
                 grid.for_each_member(cell, |k| {

@@ -27,7 +27,6 @@
 //! assert!(p.iter().all(|c| c.abs() < 1e-10));
 //! ```
 
-
 // Loops over the axes `0..D` index several `[f64; D]` arrays in lockstep; iterator chains
 // would hide that they are the same axis.
 #![allow(clippy::needless_range_loop)]
@@ -44,9 +43,9 @@ mod system;
 mod vector;
 
 pub use cdo::{
-    BruteForce, CandidatePair, Cdo, CellLists, CellStore, Certificates, DEFAULT_RELATIVE_SHELL, DenseCells, MAX_DENSE_CELLS,
-    NeighbourLists, RegularSubdivision,
-    SegmentTrees, SpatialTree, TreeCells,
+    BruteForce, CandidatePair, Cdo, CellLists, CellStore, Certificates, DEFAULT_RELATIVE_SHELL, DenseCells,
+    LaguerreDelaunay, MAX_DENSE_CELLS, NeighbourLists, RegularSubdivision, SegmentTrees, SpatialTree,
+    TreeCells,
 };
 pub use engine::{Collision, CollisionKind, OVERLAP_TOLERANCE, SimConfig, Simulation, SnapshotEvery, Stop};
 pub use error::SimError;

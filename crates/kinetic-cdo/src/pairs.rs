@@ -63,12 +63,12 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for case in 0..40 {
             let periodic = [case % 2 == 0, case % 3 == 0, case % 5 == 0];
-            let lengths = [rng.random_range(1.0..10.0), rng.random_range(1.0..10.0), rng.random_range(1.0..10.0)];
+            let lengths =
+                [rng.random_range(1.0..10.0), rng.random_range(1.0..10.0), rng.random_range(1.0..10.0)];
             let sim_box = SimBox::new(lengths, periodic).unwrap();
             let n = rng.random_range(0..200);
-            let points: Vec<[f64; 3]> = (0..n)
-                .map(|_| std::array::from_fn(|a| rng.random_range(0.0..lengths[a])))
-                .collect();
+            let points: Vec<[f64; 3]> =
+                (0..n).map(|_| std::array::from_fn(|a| rng.random_range(0.0..lengths[a]))).collect();
             let reach = rng.random_range(0.05..3.0);
             let mut found = Vec::new();
             for_each_close_pair(&points, &sim_box, reach, |i, k, _| found.push((i, k)));

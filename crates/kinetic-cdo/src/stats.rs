@@ -19,6 +19,9 @@ pub struct Counters {
     pub wall_collisions: u64,
     /// Topological events (certificate failures) processed.
     pub topological_events: u64,
+    /// Certificates only re-checked (no topological change), for structures that bound how
+    /// far ahead they solve for failures.
+    pub certificate_rechecks: u64,
     /// Collision checks against new neighbours after topological events.
     pub new_neighbours: u64,
     /// Trajectory predictions: full scans of a particle's candidates (after each collision, on

@@ -29,7 +29,11 @@ impl<const D: usize> Cdo<D> for BruteForce {
         "brute force"
     }
 
-    fn build<Q: EventQueue>(&mut self, state: &mut State<D>, _: &mut Certificates<'_, Q>) -> Result<(), SimError> {
+    fn build<Q: EventQueue>(
+        &mut self,
+        state: &mut State<D>,
+        _: &mut Certificates<'_, Q>,
+    ) -> Result<(), SimError> {
         let lengths = state.sim_box().lengths();
         let periodic = state.sim_box().periodic_axes();
         let mut shifts = vec![vec![0.0; D]];
@@ -82,7 +86,7 @@ impl<const D: usize> Cdo<D> for BruteForce {
         _: &mut State<D>,
         _: &mut Certificates<'_, Q>,
         _: &mut Vec<CandidatePair<D>>,
-    ) -> usize {
+    ) -> Option<usize> {
         unreachable!("brute force schedules no certificates")
     }
 

@@ -368,7 +368,12 @@ impl<const D: usize, S: CellStore<D>> CellLists<D, S> {
     }
 
     /// Schedules particle `i`'s next cell crossing.
-    fn schedule_crossing<Q: EventQueue>(&mut self, i: usize, state: &State<D>, certificates: &mut Certificates<'_, Q>) {
+    fn schedule_crossing<Q: EventQueue>(
+        &mut self,
+        i: usize,
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
         let x = state.position(i);
         let v = state.velocity(i);
         let g = state.gravity();
@@ -454,7 +459,11 @@ impl<const D: usize, S: CellStore<D>> Cdo<D> for CellLists<D, S> {
         S::NAME
     }
 
-    fn build<Q: EventQueue>(&mut self, state: &mut State<D>, certificates: &mut Certificates<'_, Q>) -> Result<(), SimError> {
+    fn build<Q: EventQueue>(
+        &mut self,
+        state: &mut State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) -> Result<(), SimError> {
         let n = state.len();
         let diameter = 2.0 * state.max_radius_cap();
         self.lengths = state.sim_box().lengths();
@@ -462,7 +471,11 @@ impl<const D: usize, S: CellStore<D>> Cdo<D> for CellLists<D, S> {
         for a in 0..D {
             let k = (self.lengths[a] / diameter).floor().max(1.0) as usize;
             if self.periodic[a] && k < 3 {
-                return Err(SimError::BoxTooSmall { axis: a, length: self.lengths[a], required: 3.0 * diameter });
+                return Err(SimError::BoxTooSmall {
+                    axis: a,
+                    length: self.lengths[a],
+                    required: 3.0 * diameter,
+                });
             }
             self.cells[a] = k;
         }
@@ -513,7 +526,12 @@ impl<const D: usize, S: CellStore<D>> Cdo<D> for CellLists<D, S> {
         self.visit(i, None, &mut f);
     }
 
-    fn trajectory_changed<Q: EventQueue>(&mut self, i: usize, state: &State<D>, certificates: &mut Certificates<'_, Q>) {
+    fn trajectory_changed<Q: EventQueue>(
+        &mut self,
+        i: usize,
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
         self.schedule_crossing(i, state, certificates);
     }
 
@@ -523,7 +541,7 @@ impl<const D: usize, S: CellStore<D>> Cdo<D> for CellLists<D, S> {
         state: &mut State<D>,
         certificates: &mut Certificates<'_, Q>,
         new_pairs: &mut Vec<CandidatePair<D>>,
-    ) -> usize {
+    ) -> Option<usize> {
         let (axis, direction) = self.crossing[i];
         let axis = axis as usize;
         self.store.remove(self.home[i], i as u32);
@@ -549,7 +567,7 @@ impl<const D: usize, S: CellStore<D>> Cdo<D> for CellLists<D, S> {
             new_pairs.push((i as u32, k as u32, shift));
         });
         self.schedule_crossing(i, state, certificates);
-        new_pairs.len() - before
+        Some(new_pairs.len() - before)
     }
 
     fn memory_bytes(&self) -> usize {

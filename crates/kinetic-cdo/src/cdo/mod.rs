@@ -13,17 +13,20 @@
 //! | [`SpatialTree`] | the same, but only non-empty cells exist, in an ordered map keyed by cell coordinates | the same |
 //! | [`SegmentTrees`] | particles whose bounding boxes overlap `i`'s | two box endpoints meet on an axis |
 //! | [`NeighbourLists`] | particles whose bounding spheres (shell `δ`) overlap `i`'s | `i` leaves its shell |
+//! | [`LaguerreDelaunay`] (2D) | `i`'s neighbours in the regular triangulation of the disks | four disks become co-circular in power (an edge flips) |
 
 mod brute;
 mod cells;
+mod delaunay;
 mod neighbour_list;
 mod segment;
 
-pub(crate) use cells::for_each_distinct_neighbour_cell;
-pub use cells::MAX_DENSE_CELLS;
-pub use neighbour_list::DEFAULT_RELATIVE_SHELL;
 pub use brute::BruteForce;
-pub use cells::{CellStore, CellLists, DenseCells, RegularSubdivision, SpatialTree, TreeCells};
+pub use cells::MAX_DENSE_CELLS;
+pub(crate) use cells::for_each_distinct_neighbour_cell;
+pub use cells::{CellLists, CellStore, DenseCells, RegularSubdivision, SpatialTree, TreeCells};
+pub use delaunay::LaguerreDelaunay;
+pub use neighbour_list::DEFAULT_RELATIVE_SHELL;
 pub use neighbour_list::NeighbourLists;
 pub use segment::SegmentTrees;
 
@@ -86,7 +89,11 @@ pub trait Cdo<const D: usize> {
     ///
     /// A structure may move particles by whole periods ([`State::shift_by_periods`]), e.g. to
     /// keep coordinates small; that is the only change it may make to the state.
-    fn build<Q: EventQueue>(&mut self, state: &mut State<D>, certificates: &mut Certificates<'_, Q>) -> Result<(), SimError>;
+    fn build<Q: EventQueue>(
+        &mut self,
+        state: &mut State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) -> Result<(), SimError>;
 
     /// The number of certificate slots the structure needs for `particles` particles.
     fn certificate_slots(&self, particles: usize) -> usize;
@@ -97,19 +104,26 @@ pub trait Cdo<const D: usize> {
 
     /// Particle `i`'s trajectory changed at `state.now()`: reschedule the certificates that
     /// depend on it.
-    fn trajectory_changed<Q: EventQueue>(&mut self, i: usize, state: &State<D>, certificates: &mut Certificates<'_, Q>);
+    fn trajectory_changed<Q: EventQueue>(
+        &mut self,
+        i: usize,
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    );
 
     /// Certificate `slot` failed at `state.now()`: update the structure, reschedule, and push
     /// into `new_pairs` every pair that became candidates. Returns the number of *new
-    /// neighbours* this event created (the paper's B). As in `build`, the structure may move
-    /// particles by whole periods.
+    /// neighbours* this topological event created (the paper's B), or `None` if the slot only
+    /// asked for its certificate to be re-checked (a structure may schedule such checks to
+    /// bound how far ahead it solves for failures) and nothing changed. As in `build`, the
+    /// structure may move particles by whole periods.
     fn certificate_failed<Q: EventQueue>(
         &mut self,
         slot: usize,
         state: &mut State<D>,
         certificates: &mut Certificates<'_, Q>,
         new_pairs: &mut Vec<CandidatePair<D>>,
-    ) -> usize;
+    ) -> Option<usize>;
 
     /// The number of candidates of `i` (the paper's A).
     fn candidate_count(&self, i: usize, state: &State<D>) -> usize {

@@ -267,7 +267,12 @@ impl<const D: usize> NeighbourLists<D> {
         });
     }
 
-    fn schedule_exit<Q: EventQueue>(&self, i: usize, state: &State<D>, certificates: &mut Certificates<'_, Q>) {
+    fn schedule_exit<Q: EventQueue>(
+        &self,
+        i: usize,
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
         let d = sub(state.position(i), self.spheres[i].centre);
         let v = state.velocity(i);
         let g = state.gravity();
@@ -299,7 +304,11 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
         "neighbour lists"
     }
 
-    fn build<Q: EventQueue>(&mut self, state: &mut State<D>, certificates: &mut Certificates<'_, Q>) -> Result<(), SimError> {
+    fn build<Q: EventQueue>(
+        &mut self,
+        state: &mut State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) -> Result<(), SimError> {
         let n = state.len();
         let diameter = 2.0 * state.max_radius_cap();
         self.delta = match self.shell {
@@ -307,7 +316,11 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
             Shell::Relative(f) => f * diameter,
         };
         if !(self.delta.is_finite() && self.delta > 0.0) {
-            return Err(SimError::InvalidParameter { name: "shell", value: self.delta, reason: "must be finite and > 0" });
+            return Err(SimError::InvalidParameter {
+                name: "shell",
+                value: self.delta,
+                reason: "must be finite and > 0",
+            });
         }
         self.lengths = state.sim_box().lengths();
         self.periodic = state.sim_box().periodic_axes();
@@ -315,7 +328,11 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
         for a in 0..D {
             let k = (self.lengths[a] / reach).floor().max(1.0) as usize;
             if self.periodic[a] && k < 3 {
-                return Err(SimError::BoxTooSmall { axis: a, length: self.lengths[a], required: 3.0 * reach });
+                return Err(SimError::BoxTooSmall {
+                    axis: a,
+                    length: self.lengths[a],
+                    required: 3.0 * reach,
+                });
             }
             self.cells[a] = k;
         }
@@ -377,7 +394,12 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
         self.len[i] as usize
     }
 
-    fn trajectory_changed<Q: EventQueue>(&mut self, i: usize, state: &State<D>, certificates: &mut Certificates<'_, Q>) {
+    fn trajectory_changed<Q: EventQueue>(
+        &mut self,
+        i: usize,
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
         self.schedule_exit(i, state, certificates);
     }
 
@@ -387,7 +409,7 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
         state: &mut State<D>,
         certificates: &mut Certificates<'_, Q>,
         new_pairs: &mut Vec<CandidatePair<D>>,
-    ) -> usize {
+    ) -> Option<usize> {
         // Detach from the old neighbours, remembering them.
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
@@ -423,7 +445,7 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
         links.clear();
         self.links = links;
         self.schedule_exit(i, state, certificates);
-        new_pairs.len() - before
+        Some(new_pairs.len() - before)
     }
 
     fn memory_bytes(&self) -> usize {
@@ -440,7 +462,9 @@ mod tests {
 
     #[test]
     fn periods_split_exactly() {
-        for (x, w, p) in [(2.5, 0.5, 2.0), (-0.5, 1.5, -2.0), (-4.0, 0.0, -4.0), (0.0, 0.0, 0.0), (1.999, 1.999, 0.0)] {
+        for (x, w, p) in
+            [(2.5, 0.5, 2.0), (-0.5, 1.5, -2.0), (-4.0, 0.0, -4.0), (0.0, 0.0, 0.0), (1.999, 1.999, 0.0)]
+        {
             let (a, b) = split_periods(x, 2.0);
             assert!((a - w).abs() < 1e-15 && b == p, "{x}: {a} {b}");
         }

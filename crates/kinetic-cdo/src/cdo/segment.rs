@@ -93,7 +93,13 @@ impl<const D: usize> SegmentTrees<D> {
 
     /// Reschedules the certificate of the endpoint at position `p` of axis `a` (against its
     /// right neighbour).
-    fn schedule_at<Q: EventQueue>(&self, a: usize, p: usize, state: &State<D>, certificates: &mut Certificates<'_, Q>) {
+    fn schedule_at<Q: EventQueue>(
+        &self,
+        a: usize,
+        p: usize,
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
         let m = self.order[a].len();
         let e = self.order[a][p];
         let slot = a * m + e as usize;
@@ -157,7 +163,11 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
         "segment trees"
     }
 
-    fn build<Q: EventQueue>(&mut self, state: &mut State<D>, certificates: &mut Certificates<'_, Q>) -> Result<(), SimError> {
+    fn build<Q: EventQueue>(
+        &mut self,
+        state: &mut State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) -> Result<(), SimError> {
         let n = state.len();
         self.lengths = state.sim_box().lengths();
         self.periodic = state.sim_box().periodic_axes();
@@ -216,7 +226,12 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
         }
     }
 
-    fn trajectory_changed<Q: EventQueue>(&mut self, i: usize, state: &State<D>, certificates: &mut Certificates<'_, Q>) {
+    fn trajectory_changed<Q: EventQueue>(
+        &mut self,
+        i: usize,
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
         for a in 0..D {
             for e in [2 * i, 2 * i + 1] {
                 let p = self.rank[a][e] as usize;
@@ -234,7 +249,7 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
         state: &mut State<D>,
         certificates: &mut Certificates<'_, Q>,
         new_pairs: &mut Vec<CandidatePair<D>>,
-    ) -> usize {
+    ) -> Option<usize> {
         let m = self.order[0].len();
         let a = slot / m;
         let e = (slot % m) as u32;
@@ -250,7 +265,8 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
         let mut created = 0;
         if after && !before {
             self.link(i, k);
-            let shift = state.sim_box().nearest_image(crate::vector::sub(state.position(k), state.position(i)));
+            let shift =
+                state.sim_box().nearest_image(crate::vector::sub(state.position(k), state.position(i)));
             let d = crate::vector::sub(state.position(k), state.position(i));
             new_pairs.push((i as u32, k as u32, std::array::from_fn(|c| shift[c] - d[c])));
             created = 1;
@@ -263,7 +279,7 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
         }
         self.schedule_at(a, p, state, certificates);
         self.schedule_at(a, q, state, certificates);
-        created
+        Some(created)
     }
 
     fn memory_bytes(&self) -> usize {

@@ -1,0 +1,515 @@
+//! The dynamic generalized Delaunay triangulation in Laguerre geometry (§3.1): the regular
+//! (weighted Delaunay) triangulation of the moving disks under the power distance
+//! `d(x, P) = |x − p|² − r_P²`, maintained kinetically.
+//!
+//! * **Construction** (`O(n log n)` expected): incremental insertion in Morton order with a
+//!   visibility walk and Lawson flips, inside a bounding triangle of three static, weightless
+//!   vertices far outside the box (so the hull never changes and needs no special case).
+//!   Disjoint disks are never redundant (each centre lies in its own power cell), so every
+//!   particle is a vertex, and two touching disks always share an edge: their contact point has
+//!   power 0 to both and positive power to every other site.
+//! * **Predicates**: exact orientation and power tests ([`predicates`]).
+//! * **Kinetics**: every interior edge `ab` with triangles `abc` and `bad` carries the
+//!   certificate "d is not inside the power circle of abc" (the paper's Eq. 1, with the CCW
+//!   condition of Eq. 2 fixing its sign), a polynomial of degree ≤ 4 in time for linear motion,
+//!   whose first failure is isolated robustly ([`polynomial`]). A failure flips the edge,
+//!   reschedules the five edges of the quadrilateral and asks for one collision check between
+//!   the two new neighbours; a trajectory change reschedules every edge around the particle.
+//! * **Degeneracies**: co-circular quadrilaterals (lattices, equal radii on a grid) are
+//!   resolved by the motion itself (symbolic perturbation in time): an edge whose certificate is
+//!   exactly 0 now flips at once if the motion makes it fail, and stays otherwise; points
+//!   exactly on an edge during construction split both triangles.
+//!
+//! Boxes with periodic sides are not supported (the triangulation would have to live on the
+//! torus); walls are.
+
+mod polynomial;
+mod predicates;
+
+use std::cmp::Ordering;
+
+use super::{CandidatePair, Cdo, Certificates};
+use crate::queue::EventQueue;
+use crate::{SimError, State};
+use polynomial::{RelativeMotion, certificate, first_failure};
+use predicates::{Site, orient, power_test};
+
+/// The re-check horizon in mean spacings travelled at the rms speed.
+const HORIZON_SPACINGS: f64 = 0.2;
+
+/// "No triangle" (outside the bounding triangle).
+const NONE: u32 = u32::MAX;
+
+/// The kinetic regular triangulation of disks (2D only).
+///
+/// ```
+/// use kinetic_cdo::{LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
+/// let particles = vec![
+///     Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0),
+///     Particle::new([4.0, 1.0], [-1.0, 0.0], 0.5, 1.0),
+///     Particle::new([2.5, 4.0], [0.0, 0.0], 0.5, 1.0),
+/// ];
+/// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new()).unwrap();
+/// assert!(sim.structure().is_regular(sim.state()));
+/// let c = sim.next_collision().unwrap();
+/// assert!((c.time - 1.0).abs() < 1e-12);
+/// assert_eq!(sim.structure().edges(), vec![[0, 1], [0, 2], [1, 2]]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct LaguerreDelaunay {
+    /// Per triangle: vertices in counter-clockwise order.
+    vertices: Vec<[u32; 3]>,
+    /// Per triangle: the neighbour across the edge opposite each vertex.
+    neighbours: Vec<[u32; 3]>,
+    /// Per vertex: one incident triangle.
+    incident: Vec<u32>,
+    /// Particles; vertices `n`, `n + 1`, `n + 2` are the bounding triangle's.
+    particles: usize,
+    /// The bounding triangle's corners.
+    corners: [[f64; 2]; 3],
+    /// Scratch stack of edges to legalise.
+    stack: Vec<(u32, u8)>,
+    /// How far ahead a certificate's failure is solved for; beyond it the slot only asks for a
+    /// re-check (most edges are recomputed by a collision long before they could fail).
+    horizon: f64,
+    /// Per certificate slot: whether its pending event is only a re-check.
+    recheck: Vec<std::cell::Cell<bool>>,
+}
+
+impl LaguerreDelaunay {
+    /// An empty structure; [`Cdo::build`] triangulates.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The number of triangles (including those with a bounding corner).
+    pub fn triangle_count(&self) -> usize {
+        self.vertices.len()
+    }
+
+    /// Every edge between two particles, as sorted pairs in increasing order.
+    pub fn edges(&self) -> Vec<[usize; 2]> {
+        let n = self.particles as u32;
+        let mut edges = Vec::new();
+        for (t, v) in self.vertices.iter().enumerate() {
+            for k in 0..3 {
+                let (a, b) = (v[(k + 1) % 3], v[(k + 2) % 3]);
+                let across = self.neighbours[t][k];
+                // Each edge once: from its lower-indexed triangle (or its only one).
+                if a < n && b < n && (across == NONE || (t as u32) < across) {
+                    edges.push([a.min(b) as usize, a.max(b) as usize]);
+                }
+            }
+        }
+        edges.sort_unstable();
+        edges
+    }
+
+    /// Whether the triangulation is valid for the state now: every triangle counter-clockwise
+    /// and every interior edge regular (exact predicates). The check the kinetic maintenance is
+    /// tested with; `O(n)`.
+    pub fn is_regular(&self, state: &State<2>) -> bool {
+        for (t, v) in self.vertices.iter().enumerate() {
+            let [a, b, c] = v.map(|x| self.site(x, state).0);
+            if orient(a, b, c) != Ordering::Greater {
+                return false;
+            }
+            for k in 0..3 {
+                if let Some(d) = self.opposite(t as u32, k) {
+                    let s = |x: u32| self.site(x, state);
+                    let (a, b, c) = (v[(k + 1) % 3], v[(k + 2) % 3], v[k]);
+                    if power_test(s(a), s(b), s(c), s(d)) == Ordering::Greater {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Vertex `v`'s site now (a bounding corner is a static point of radius 0).
+    #[inline]
+    fn site(&self, v: u32, state: &State<2>) -> Site {
+        let v = v as usize;
+        if v < self.particles {
+            (state.position(v), state.radius(v))
+        } else {
+            (self.corners[v - self.particles], 0.0)
+        }
+    }
+
+    /// Vertex `v`'s velocity and radius rate.
+    #[inline]
+    fn motion(&self, v: u32, state: &State<2>) -> ([f64; 2], f64) {
+        let v = v as usize;
+        if v < self.particles { (state.velocity(v), state.radius_rate(v)) } else { ([0.0; 2], 0.0) }
+    }
+
+    /// The vertex across the edge opposite local vertex `k` of triangle `t`.
+    #[inline]
+    fn opposite(&self, t: u32, k: usize) -> Option<u32> {
+        let across = self.neighbours[t as usize][k];
+        if across == NONE {
+            return None;
+        }
+        let v = self.vertices[t as usize];
+        let w = self.vertices[across as usize];
+        w.iter().copied().find(|x| *x != v[(k + 1) % 3] && *x != v[(k + 2) % 3])
+    }
+
+    /// The local index of vertex `v` in triangle `t`.
+    #[inline]
+    fn local(&self, t: u32, v: u32) -> usize {
+        self.vertices[t as usize].iter().position(|&x| x == v).expect("vertex of the triangle")
+    }
+
+    /// The local index in `t` of the edge shared with triangle `other`.
+    #[inline]
+    fn edge_towards(&self, t: u32, other: u32) -> usize {
+        self.neighbours[t as usize].iter().position(|&x| x == other).expect("adjacent triangles")
+    }
+
+    fn set_neighbour(&mut self, t: u32, old: u32, new: u32) {
+        if t != NONE {
+            let k = self.edge_towards(t, old);
+            self.neighbours[t as usize][k] = new;
+        }
+    }
+
+    /// Flips the edge opposite local vertex `k` of triangle `t1`; returns the two triangles
+    /// (now `c a d` and `d b c`) and the new edge's endpoints `(c, d)`.
+    fn flip(&mut self, t1: u32, k: usize) -> (u32, u32, u32, u32) {
+        let v1 = self.vertices[t1 as usize];
+        let n1 = self.neighbours[t1 as usize];
+        let (c, a, b) = (v1[k], v1[(k + 1) % 3], v1[(k + 2) % 3]);
+        let t2 = n1[k];
+        let j = self.edge_towards(t2, t1);
+        let v2 = self.vertices[t2 as usize];
+        let n2 = self.neighbours[t2 as usize];
+        let d = v2[j];
+        debug_assert!(v2[(j + 1) % 3] == b && v2[(j + 2) % 3] == a);
+        let across_bc = n1[(k + 1) % 3];
+        let across_ca = n1[(k + 2) % 3];
+        let across_ad = n2[(j + 1) % 3];
+        let across_db = n2[(j + 2) % 3];
+        self.vertices[t1 as usize] = [c, a, d];
+        self.neighbours[t1 as usize] = [across_ad, t2, across_ca];
+        self.vertices[t2 as usize] = [d, b, c];
+        self.neighbours[t2 as usize] = [across_bc, t1, across_db];
+        self.set_neighbour(across_ad, t2, t1);
+        self.set_neighbour(across_bc, t1, t2);
+        for (v, t) in [(a, t1), (c, t1), (d, t1), (b, t2)] {
+            self.incident[v as usize] = t;
+        }
+        (t1, t2, c, d)
+    }
+
+    /// Where `p` lies: a triangle containing it, and the local index of the edge it lies on
+    /// exactly, if any. Visibility walk from `start` with exact orientation tests.
+    fn locate(&self, p: [f64; 2], start: u32, state: &State<2>) -> (u32, Option<usize>) {
+        let mut t = start;
+        'walk: loop {
+            let v = self.vertices[t as usize];
+            let mut on_edge = None;
+            for k in 0..3 {
+                let (a, b) = (self.site(v[(k + 1) % 3], state).0, self.site(v[(k + 2) % 3], state).0);
+                match orient(a, b, p) {
+                    // p is beyond this edge: step across (the visibility walk terminates in a
+                    // regular triangulation).
+                    Ordering::Less => {
+                        t = self.neighbours[t as usize][k];
+                        continue 'walk;
+                    }
+                    Ordering::Equal => on_edge = Some(k),
+                    Ordering::Greater => {}
+                }
+            }
+            return (t, on_edge);
+        }
+    }
+
+    /// Inserts particle `p` (a vertex index) into the triangulation.
+    fn insert(&mut self, p: u32, start: u32, state: &State<2>) -> u32 {
+        let x = self.site(p, state).0;
+        let (t, on_edge) = self.locate(x, start, state);
+        self.stack.clear();
+        match on_edge {
+            None => {
+                // Split t = (a, b, c) into (p, b, c), (a, p, c), (a, b, p).
+                let [a, b, c] = self.vertices[t as usize];
+                let [na, nb, nc] = self.neighbours[t as usize];
+                let t1 = self.vertices.len() as u32;
+                let t2 = t1 + 1;
+                self.vertices[t as usize] = [p, b, c];
+                self.neighbours[t as usize] = [na, t1, t2];
+                self.vertices.push([a, p, c]);
+                self.neighbours.push([t, nb, t2]);
+                self.vertices.push([a, b, p]);
+                self.neighbours.push([t, t1, nc]);
+                self.set_neighbour(nb, t, t1);
+                self.set_neighbour(nc, t, t2);
+                self.incident[p as usize] = t;
+                self.incident[a as usize] = t1;
+                self.incident[b as usize] = t;
+                self.incident[c as usize] = t;
+                self.stack.extend([(t, 0), (t1, 1), (t2, 2)]);
+            }
+            Some(k) => {
+                // p on the edge opposite k of t = (c, a, b) (rotated) shared with u = (d, b, a):
+                // four triangles (c, a, p), (c, p, b), (d, b, p), (d, p, a).
+                let v = self.vertices[t as usize];
+                let n = self.neighbours[t as usize];
+                let (c, a, b) = (v[k], v[(k + 1) % 3], v[(k + 2) % 3]);
+                let u = n[k];
+                let j = self.edge_towards(u, t);
+                let w = self.vertices[u as usize];
+                let m = self.neighbours[u as usize];
+                let d = w[j];
+                let (across_bc, across_ca) = (n[(k + 1) % 3], n[(k + 2) % 3]);
+                let (across_ad, across_db) = (m[(j + 1) % 3], m[(j + 2) % 3]);
+                let t1 = self.vertices.len() as u32;
+                let u1 = t1 + 1;
+                // t = (c, a, p), t1 = (c, p, b), u = (d, b, p), u1 = (d, p, a).
+                self.vertices[t as usize] = [c, a, p];
+                self.neighbours[t as usize] = [u1, t1, across_ca];
+                self.vertices.push([c, p, b]);
+                self.neighbours.push([u, across_bc, t]);
+                self.vertices[u as usize] = [d, b, p];
+                self.neighbours[u as usize] = [t1, u1, across_db];
+                self.vertices.push([d, p, a]);
+                self.neighbours.push([t, across_ad, u]);
+                self.set_neighbour(across_bc, t, t1);
+                self.set_neighbour(across_ad, u, u1);
+                self.incident[p as usize] = t;
+                self.incident[a as usize] = t;
+                self.incident[c as usize] = t;
+                self.incident[b as usize] = u;
+                self.incident[d as usize] = u;
+                self.stack.extend([(t, 2), (t1, 1), (u, 2), (u1, 1)]);
+            }
+        }
+        // Lawson: legalise the edges opposite p.
+        while let Some((t, k)) = self.stack.pop() {
+            let k = k as usize;
+            let Some(d) = self.opposite(t, k) else { continue };
+            let v = self.vertices[t as usize];
+            let s = |x: u32| self.site(x, state);
+            if power_test(s(v[(k + 1) % 3]), s(v[(k + 2) % 3]), s(v[k]), s(d)) == Ordering::Greater {
+                let (t1, t2, _, _) = self.flip(t, k);
+                // t1 = (p, a, d): new outer edge a-d opposite p; t2 = (d, b, p): edge d-b opposite p.
+                self.stack.push((t1, 0));
+                self.stack.push((t2, 2));
+            }
+        }
+        t
+    }
+
+    /// Schedules the certificate of the edge opposite local vertex `k` of triangle `t` in its
+    /// canonical slot (the side with the lower triangle index) and clears the other side.
+    fn schedule_edge<Q: EventQueue>(
+        &self,
+        t: u32,
+        k: usize,
+        known_valid: bool,
+        state: &State<2>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
+        let across = self.neighbours[t as usize][k];
+        if across == NONE {
+            certificates.cancel(3 * t as usize + k);
+            return;
+        }
+        let (t, k, other, other_k) = if t < across {
+            (t, k, across, self.edge_towards(across, t))
+        } else {
+            let j = self.edge_towards(across, t);
+            (across, j, t, k)
+        };
+        certificates.cancel(3 * other as usize + other_k);
+        let v = self.vertices[t as usize];
+        let (a, b, c) = (v[(k + 1) % 3], v[(k + 2) % 3], v[k]);
+        let d = self.opposite(t, k).expect("interior edge");
+        // A freshly flipped edge is valid just after its flip by construction, while its
+        // quadrilateral is still co-circular to rounding: no exact test needed (or wanted).
+        let now_invalid = !known_valid && {
+            let s = |x: u32| self.site(x, state);
+            power_test(s(a), s(b), s(c), s(d)) == Ordering::Greater
+        };
+        let (xd, rd) = self.site(d, state);
+        let (vd, rate_d) = self.motion(d, state);
+        let row = |x: u32| {
+            let (p, r) = self.site(x, state);
+            let (v, rate) = self.motion(x, state);
+            RelativeMotion {
+                position: [p[0] - xd[0], p[1] - xd[1]],
+                velocity: [v[0] - vd[0], v[1] - vd[1]],
+                radius: (r, rate),
+            }
+        };
+        let polynomial = certificate([row(a), row(b), row(c)], (rd, rate_d));
+        let slot = 3 * t as usize + k;
+        // Cheap first: most edges provably cannot fail within the horizon (and are recomputed
+        // by a collision before it ends); re-check them then. Solve only when it may be near.
+        if !now_invalid && polynomial[0] < 0.0 && polynomial::no_root_before(&polynomial, self.horizon) {
+            self.recheck[slot].set(true);
+            certificates.schedule(slot, certificates.now() + self.horizon);
+            return;
+        }
+        let tau = first_failure(&polynomial, now_invalid, self.horizon);
+        let recheck = tau.is_infinite() && self.horizon.is_finite();
+        self.recheck[slot].set(recheck);
+        certificates.schedule(slot, certificates.now() + if recheck { self.horizon } else { tau });
+    }
+
+    /// Calls `f(t)` for every triangle around vertex `v` (counter-clockwise).
+    fn for_each_triangle_around(&self, v: u32, mut f: impl FnMut(u32)) {
+        let start = self.incident[v as usize];
+        let mut t = start;
+        loop {
+            f(t);
+            let l = self.local(t, v);
+            t = self.neighbours[t as usize][(l + 1) % 3];
+            if t == start || t == NONE {
+                break;
+            }
+        }
+    }
+}
+
+impl Cdo<2> for LaguerreDelaunay {
+    fn name(&self) -> &'static str {
+        "laguerre delaunay"
+    }
+
+    fn build<Q: EventQueue>(
+        &mut self,
+        state: &mut State<2>,
+        certificates: &mut Certificates<'_, Q>,
+    ) -> Result<(), SimError> {
+        if state.sim_box().periodic_axes().iter().any(|&p| p) {
+            return Err(SimError::Unsupported {
+                what: "the Laguerre–Delaunay structure needs walls on every side",
+            });
+        }
+        let n = state.len();
+        self.particles = n;
+        let [lx, ly] = state.sim_box().lengths();
+        let centre = [0.5 * lx, 0.5 * ly];
+        // An equilateral triangle whose inscribed circle has 20 box sizes of radius.
+        let far = 20.0 * lx.max(ly);
+        let s3 = 3f64.sqrt();
+        self.corners = [
+            [centre[0], centre[1] + 2.0 * far],
+            [centre[0] - s3 * far, centre[1] - far],
+            [centre[0] + s3 * far, centre[1] - far],
+        ];
+        let (c0, c1, c2) = (n as u32, n as u32 + 1, n as u32 + 2);
+        self.vertices = vec![[c0, c1, c2]];
+        self.neighbours = vec![[NONE; 3]];
+        self.vertices.reserve(2 * n + 1);
+        self.neighbours.reserve(2 * n + 1);
+        self.incident = vec![0; n + 3];
+        // Insert in Morton order so each walk starts next to its target.
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        let key = |i: u32| {
+            let x = state.position(i as usize);
+            let cell = |c: f64, l: f64| ((c / l).clamp(0.0, 1.0) * 65535.0) as u32;
+            let (a, b) = (cell(x[0], lx), cell(x[1], ly));
+            let mut z = 0u64;
+            for bit in (0..16).rev() {
+                z = (z << 2) | (u64::from((a >> bit) & 1) << 1) | u64::from((b >> bit) & 1);
+            }
+            z
+        };
+        order.sort_by_cached_key(|&i| key(i));
+        let mut last = 0;
+        for p in order {
+            last = self.insert(p, last, state);
+        }
+        // The re-check horizon: the time to cross a fifth of the mean spacing at the rms speed,
+        // a few mean free times in dense systems (most certificates are recomputed by a
+        // collision of one of their four particles before then).
+        let spacing = (lx * ly / n.max(1) as f64).sqrt();
+        let mean_square: f64 =
+            (0..n).map(|i| state.velocity(i).iter().map(|v| v * v).sum::<f64>()).sum::<f64>()
+                / n.max(1) as f64;
+        self.horizon =
+            if mean_square > 0.0 { HORIZON_SPACINGS * spacing / mean_square.sqrt() } else { f64::INFINITY };
+        self.recheck = vec![std::cell::Cell::new(false); self.certificate_slots(n)];
+        for t in 0..self.vertices.len() as u32 {
+            for k in 0..3 {
+                self.schedule_edge(t, k, false, state, certificates);
+            }
+        }
+        Ok(())
+    }
+
+    fn certificate_slots(&self, particles: usize) -> usize {
+        // 2n + 1 triangles for n points inside a bounding triangle, three edges each.
+        3 * (2 * particles + 1)
+    }
+
+    fn for_each_candidate(&self, i: usize, _: &State<2>, mut f: impl FnMut(usize, [f64; 2])) {
+        let v = i as u32;
+        let n = self.particles as u32;
+        self.for_each_triangle_around(v, |t| {
+            let l = self.local(t, v);
+            let w = self.vertices[t as usize][(l + 1) % 3];
+            if w < n {
+                f(w as usize, [0.0; 2]);
+            }
+        });
+    }
+
+    fn trajectory_changed<Q: EventQueue>(
+        &mut self,
+        i: usize,
+        state: &State<2>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
+        let mut triangles = Vec::with_capacity(8);
+        self.for_each_triangle_around(i as u32, |t| triangles.push(t));
+        // Every edge whose quadrilateral contains i, once: per triangle around i, the edge
+        // opposite i (its link) and the spoke from i to the next vertex (each spoke is shared
+        // by two consecutive triangles).
+        for t in triangles {
+            let l = self.local(t, i as u32);
+            self.schedule_edge(t, l, false, state, certificates);
+            self.schedule_edge(t, (l + 2) % 3, false, state, certificates);
+        }
+    }
+
+    fn certificate_failed<Q: EventQueue>(
+        &mut self,
+        slot: usize,
+        state: &mut State<2>,
+        certificates: &mut Certificates<'_, Q>,
+        new_pairs: &mut Vec<CandidatePair<2>>,
+    ) -> Option<usize> {
+        let (t, k) = ((slot / 3) as u32, slot % 3);
+        if self.recheck[slot].get() {
+            self.schedule_edge(t, k, false, state, certificates);
+            return None;
+        }
+        let (t1, t2, c, d) = self.flip(t, k);
+        // t1 = (c, a, d), t2 = (d, b, c): the new edge c-d (opposite a in t1) and the four
+        // outer edges, each once.
+        self.schedule_edge(t1, 1, true, state, certificates);
+        self.schedule_edge(t1, 0, false, state, certificates);
+        self.schedule_edge(t1, 2, false, state, certificates);
+        self.schedule_edge(t2, 0, false, state, certificates);
+        self.schedule_edge(t2, 2, false, state, certificates);
+        let n = self.particles as u32;
+        if c < n && d < n {
+            new_pairs.push((c, d, [0.0; 2]));
+            Some(1)
+        } else {
+            Some(0)
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.vertices.capacity() * 12 + self.neighbours.capacity() * 12 + self.incident.capacity() * 4
+    }
+}

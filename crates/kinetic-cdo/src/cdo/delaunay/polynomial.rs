@@ -1,0 +1,296 @@
+//! The kinetic certificate of an edge as a polynomial in time, and its first failure.
+//!
+//! For linear motion (gravity cancels: the determinant is translation invariant, and all four
+//! particles share the same acceleration) and radii that grow at most linearly, the power test
+//! of an edge's quadrilateral is a polynomial of degree ≤ 4 in the time `τ` from now: rows
+//! `(x(τ), y(τ), w(τ))` with `x, y` linear and `w` quadratic.
+//!
+//! Its first failure is found without a closed-form quartic formula (which loses all accuracy
+//! near double roots): the real line is cut at the roots of the derivative, found the same way
+//! recursively, into pieces on which the polynomial is monotone; on a monotone piece a sign
+//! change brackets exactly one root, which bisection pins down to the last bit. The first piece
+//! on which the certificate goes from `<= 0` to `> 0` holds the event. This is root isolation
+//! by derivative sequences (the idea behind Sturm's theorem for the case of few roots): it
+//! never misses a sign change that floating-point evaluation can see, and never reports a
+//! touching (even-multiplicity) root as a failure.
+
+/// Coefficients `c[0] + c[1] τ + … + c[4] τ⁴`.
+pub(crate) type Quartic = [f64; 5];
+
+/// `p · q` truncated to degree 4 (inputs whose product exceeds it never occur here).
+fn mul(p: &Quartic, q: &Quartic) -> Quartic {
+    let mut r = [0.0; 5];
+    for i in 0..5 {
+        for j in 0..5 - i {
+            r[i + j] += p[i] * q[j];
+        }
+    }
+    r
+}
+
+fn sub(p: &Quartic, q: &Quartic) -> Quartic {
+    std::array::from_fn(|i| p[i] - q[i])
+}
+
+fn add(p: &Quartic, q: &Quartic) -> Quartic {
+    std::array::from_fn(|i| p[i] + q[i])
+}
+
+/// One row of the certificate: the site's motion relative to the fourth site `d`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RelativeMotion {
+    /// Position relative to `d` now.
+    pub(crate) position: [f64; 2],
+    /// Velocity relative to `d`.
+    pub(crate) velocity: [f64; 2],
+    /// Radius now and its rate.
+    pub(crate) radius: (f64, f64),
+}
+
+/// The certificate polynomial `det[(x, y, |p|² − r² + r_d²)]` for rows `a, b, c` relative to
+/// `d` (whose radius and rate are `d_radius`).
+pub(crate) fn certificate(rows: [RelativeMotion; 3], d_radius: (f64, f64)) -> Quartic {
+    let polys = rows.map(|m| {
+        let x = [m.position[0], m.velocity[0], 0.0, 0.0, 0.0];
+        let y = [m.position[1], m.velocity[1], 0.0, 0.0, 0.0];
+        let r = [m.radius.0, m.radius.1, 0.0, 0.0, 0.0];
+        let rd = [d_radius.0, d_radius.1, 0.0, 0.0, 0.0];
+        let w = add(&sub(&add(&mul(&x, &x), &mul(&y, &y)), &mul(&r, &r)), &mul(&rd, &rd));
+        (x, y, w)
+    });
+    let [(ax, ay, aw), (bx, by, bw), (cx, cy, cw)] = polys;
+    let m1 = sub(&mul(&by, &cw), &mul(&bw, &cy));
+    let m2 = sub(&mul(&bx, &cw), &mul(&bw, &cx));
+    let m3 = sub(&mul(&bx, &cy), &mul(&by, &cx));
+    add(&sub(&mul(&ax, &m1), &mul(&ay, &m2)), &mul(&aw, &m3))
+}
+
+/// `p(τ)` by Horner's rule.
+#[inline]
+pub(crate) fn eval(p: &[f64], t: f64) -> f64 {
+    p.iter().rev().fold(0.0, |acc, &c| acc * t + c)
+}
+
+/// The number of coefficients up to the last one that is not negligible (relative to the
+/// largest).
+fn degree_len(p: &[f64]) -> usize {
+    let scale = p.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    let mut len = p.len();
+    while len > 0 && p[len - 1].abs() <= 1e-14 * scale {
+        len -= 1;
+    }
+    len
+}
+
+/// `p'` (as many coefficients as `p`, the last one 0).
+fn derivative(p: &[f64; 5], len: usize) -> [f64; 5] {
+    let mut d = [0.0; 5];
+    for k in 1..len {
+        d[k - 1] = k as f64 * p[k];
+    }
+    d
+}
+
+/// The root of `p` in `[lo, hi]`, where `p` is monotone with a sign change: Newton steps kept
+/// inside a shrinking bracket, bisection when a step would leave it (as in `rtsafe`).
+fn bracketed_root(p: &[f64], lo: f64, hi: f64) -> f64 {
+    let mut slope_coefficients = [0.0; 4];
+    for k in 1..p.len() {
+        slope_coefficients[k - 1] = k as f64 * p[k];
+    }
+    let d = &slope_coefficients[..p.len().saturating_sub(1)];
+    let rising = eval(p, hi) > eval(p, lo);
+    let (mut lo, mut hi) = (lo, hi);
+    let mut x = 0.5 * (lo + hi);
+    for _ in 0..100 {
+        let value = eval(p, x);
+        if value == 0.0 {
+            return x;
+        }
+        if (value > 0.0) == rising {
+            hi = x;
+        } else {
+            lo = x;
+        }
+        let slope = eval(d, x);
+        let newton = x - value / slope;
+        if slope != 0.0 && newton > lo && newton < hi {
+            // Converged when the step is at the last bits of x.
+            if (newton - x).abs() <= 2.0 * f64::EPSILON * x.abs().max(f64::MIN_POSITIVE) {
+                return newton;
+            }
+            x = newton;
+        } else {
+            x = 0.5 * (lo + hi);
+        }
+        if hi - lo <= 4.0 * f64::EPSILON * hi.abs().max(lo.abs()) {
+            return hi;
+        }
+    }
+    x
+}
+
+/// The sorted real roots of `p` (with `len` significant coefficients) in `(lo, hi)`, at most
+/// 4, each sign change once.
+fn roots_between(p: &[f64; 5], len: usize, lo: f64, hi: f64) -> ([f64; 4], usize) {
+    let mut roots = [0.0; 4];
+    let mut count = 0;
+    match len {
+        0 | 1 => {}
+        2 => {
+            let r = -p[0] / p[1];
+            if r > lo && r < hi {
+                roots[0] = r;
+                count = 1;
+            }
+        }
+        _ => {
+            let d = derivative(p, len);
+            let (critical, m) = roots_between(&d, degree_len(&d[..len - 1]), lo, hi);
+            let mut left = lo;
+            for k in 0..=m {
+                let right = if k < m { critical[k] } else { hi };
+                let (a, b) = (eval(&p[..len], left), eval(&p[..len], right));
+                if a == 0.0 && left > lo {
+                    roots[count] = left;
+                    count += 1;
+                } else if (a < 0.0 && b > 0.0) || (a > 0.0 && b < 0.0) {
+                    roots[count] = bracketed_root(&p[..len], left, right);
+                    count += 1;
+                }
+                left = right;
+            }
+        }
+    }
+    (roots, count)
+}
+
+/// The first `τ` in `[0, limit]` at which the certificate `p` (valid while `<= 0`) becomes
+/// positive, or `INFINITY` if it does not fail by `limit`. `now_invalid` is the exact sign test
+/// at `τ = 0`: when it says the certificate already fails and the polynomial is not
+/// decreasing, the event is now; when it says valid, a rounding-positive constant term is read
+/// as 0.
+pub(crate) fn first_failure(p: &Quartic, now_invalid: bool, limit: f64) -> f64 {
+    let mut p = *p;
+    let scale = p.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    if scale == 0.0 {
+        return f64::INFINITY;
+    }
+    // The sign just after τ = 0 beyond the constant term: the first significant derivative.
+    let rising = p[1..].iter().find(|c| c.abs() > 1e-14 * scale).is_some_and(|&c| c > 0.0);
+    if now_invalid {
+        if rising || p[1..].iter().all(|c| c.abs() <= 1e-14 * scale) {
+            return 0.0;
+        }
+    } else if p[0] > 0.0 {
+        p[0] = 0.0;
+    }
+    let len = degree_len(&p);
+    if len <= 1 {
+        return f64::INFINITY;
+    }
+    // Descartes' rule of signs: no sign change in the coefficients, no positive root (the
+    // common case for an edge whose quadrilateral is not about to become co-circular).
+    if p[..len].iter().all(|&c| c <= 0.0) {
+        return f64::INFINITY;
+    }
+    // Cauchy's bound on the roots, or the caller's limit if nearer.
+    let lead = p[len - 1];
+    let bound = (1.0 + p[..len - 1].iter().fold(0.0f64, |m, c| m.max((c / lead).abs()))).min(limit);
+    let d = derivative(&p, len);
+    let (critical, m) = roots_between(&d, degree_len(&d[..len - 1]), 0.0, bound);
+    let mut left = 0.0;
+    for k in 0..=m {
+        let right = if k < m { critical[k] } else { bound };
+        let (a, b) = (eval(&p[..len], left), eval(&p[..len], right));
+        if a <= 0.0 && b > 0.0 {
+            return if a == 0.0 && left > 0.0 { left } else { bracketed_root(&p[..len], left, right) };
+        }
+        left = right;
+    }
+    f64::INFINITY
+}
+
+/// Whether `p` certainly has no root in `(0, limit)`: Descartes' rule of signs applied to
+/// `(1 + x)⁴ p(limit · x / (1 + x))`, which maps `(0, limit)` onto `(0, ∞)`; no sign change in
+/// its coefficients means no root there. Five coefficients and a sign count: the cheap test
+/// that lets most edges skip root isolation.
+pub(crate) fn no_root_before(p: &Quartic, limit: f64) -> bool {
+    // x^k (1 + x)^(4 − k), binomial rows.
+    const BINOMIAL: [[f64; 5]; 5] = [
+        [1.0, 4.0, 6.0, 4.0, 1.0],
+        [1.0, 3.0, 3.0, 1.0, 0.0],
+        [1.0, 2.0, 1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0, 0.0],
+    ];
+    let mut q = [0.0; 5];
+    let mut scale = 1.0;
+    for k in 0..5 {
+        let c = p[k] * scale;
+        for j in 0..5 - k {
+            q[k + j] += c * BINOMIAL[k][j];
+        }
+        scale *= limit;
+    }
+    let magnitude = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    let mut last = 0.0f64;
+    for c in q {
+        // Coefficients at rounding level carry no sign.
+        if c.abs() <= 1e-12 * magnitude {
+            continue;
+        }
+        if last != 0.0 && (c > 0.0) != (last > 0.0) {
+            return false;
+        }
+        last = c;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_first_upward_crossing() {
+        // (τ − 1)(τ − 2)(τ − 3)(τ − 4), negative on (1, 2): first upward crossing at 2.
+        let p = [24.0, -50.0, 35.0, -10.0, 1.0];
+        assert!((first_failure(&[-24.0, 50.0, -35.0, 10.0, -1.0], false, f64::INFINITY) - 1.0).abs() < 1e-12);
+        // p itself is positive at 0 (invalid) and falling: valid from 1, fails again at 2.
+        assert!((first_failure(&p, true, f64::INFINITY) - 2.0).abs() < 1e-12);
+        // Not by 1.5.
+        assert!(first_failure(&p, true, 1.5).is_infinite());
+    }
+
+    #[test]
+    fn descartes_on_the_interval() {
+        // −1 + τ² has its root at 1.
+        let p = [-1.0, 0.0, 1.0, 0.0, 0.0];
+        assert!(no_root_before(&p, 0.9));
+        assert!(!no_root_before(&p, 1.1));
+        // (τ − 1)(τ − 2)(τ − 3)(τ − 4): roots from 1.
+        let p = [24.0, -50.0, 35.0, -10.0, 1.0];
+        assert!(no_root_before(&p, 0.5));
+        assert!(!no_root_before(&p, 2.5));
+    }
+
+    #[test]
+    fn a_touching_root_is_not_a_failure() {
+        // −(τ − 1)²: touches 0 at 1, never positive.
+        assert!(first_failure(&[-1.0, 2.0, -1.0, 0.0, 0.0], false, f64::INFINITY).is_infinite());
+        // −(τ − 1)² (τ − 3)... sign flips at 3 only: −(τ²−2τ+1)(τ−3) = −τ³+5τ²−7τ+3 at 0 = 3 > 0;
+        // use its negation times −1 to start valid: (τ−1)²(τ−3) = τ³ − 5τ² + 7τ − 3.
+        assert!((first_failure(&[-3.0, 7.0, -5.0, 1.0, 0.0], false, f64::INFINITY) - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_certificate_of_a_static_quad_is_constant() {
+        let row =
+            |x: f64, y: f64| RelativeMotion { position: [x, y], velocity: [0.0; 2], radius: (0.1, 0.0) };
+        let p = certificate([row(1.0, 0.0), row(0.0, 1.0), row(-1.0, 0.0)], (0.1, 0.0));
+        assert!(p[1..].iter().all(|&c| c == 0.0));
+        // d = origin is inside the circle through the three: invalid (positive).
+        assert!(p[0] > 0.0);
+    }
+}
