@@ -153,21 +153,36 @@ impl LaguerreDelaunay {
         if across == NONE {
             return None;
         }
-        let v = self.vertices[t as usize];
-        let w = self.vertices[across as usize];
-        w.iter().copied().find(|x| *x != v[(k + 1) % 3] && *x != v[(k + 2) % 3])
+        let t_index = self.edge_towards(across, t);
+        Some(self.vertices[across as usize][t_index])
     }
 
     /// The local index of vertex `v` in triangle `t`.
     #[inline]
     fn local(&self, t: u32, v: u32) -> usize {
-        self.vertices[t as usize].iter().position(|&x| x == v).expect("vertex of the triangle")
+        let w = &self.vertices[t as usize];
+        if w[0] == v {
+            0
+        } else if w[1] == v {
+            1
+        } else {
+            debug_assert_eq!(w[2], v);
+            2
+        }
     }
 
     /// The local index in `t` of the edge shared with triangle `other`.
     #[inline]
     fn edge_towards(&self, t: u32, other: u32) -> usize {
-        self.neighbours[t as usize].iter().position(|&x| x == other).expect("adjacent triangles")
+        let n = &self.neighbours[t as usize];
+        if n[0] == other {
+            0
+        } else if n[1] == other {
+            1
+        } else {
+            debug_assert_eq!(n[2], other);
+            2
+        }
     }
 
     fn set_neighbour(&mut self, t: u32, old: u32, new: u32) {
@@ -330,12 +345,6 @@ impl LaguerreDelaunay {
         let v = self.vertices[t as usize];
         let (a, b, c) = (v[(k + 1) % 3], v[(k + 2) % 3], v[k]);
         let d = self.opposite(t, k).expect("interior edge");
-        // A freshly flipped edge is valid just after its flip by construction, while its
-        // quadrilateral is still co-circular to rounding: no exact test needed (or wanted).
-        let now_invalid = !known_valid && {
-            let s = |x: u32| self.site(x, state);
-            power_test(s(a), s(b), s(c), s(d)) == Ordering::Greater
-        };
         let (xd, rd) = self.site(d, state);
         let (vd, rate_d) = self.motion(d, state);
         let row = |x: u32| {
@@ -347,7 +356,20 @@ impl LaguerreDelaunay {
                 radius: (r, rate),
             }
         };
-        let polynomial = certificate([row(a), row(b), row(c)], (rd, rate_d));
+        let (polynomial, magnitude) = certificate([row(a), row(b), row(c)], (rd, rate_d));
+        // Whether the edge fails now. A freshly flipped edge is valid just after its flip by
+        // construction, while its quadrilateral is still co-circular to rounding: no test. Else
+        // the constant term decides when it is clear of its rounding error (the same bound as
+        // the filter of `power_test`), and the exact test otherwise.
+        let now_invalid = !known_valid && {
+            let bound = 64.0 * f64::EPSILON * magnitude;
+            if polynomial[0].abs() > bound {
+                polynomial[0] > 0.0
+            } else {
+                let s = |x: u32| self.site(x, state);
+                power_test(s(a), s(b), s(c), s(d)) == Ordering::Greater
+            }
+        };
         let slot = 3 * t as usize + k;
         // Cheap first: most edges provably cannot fail within the horizon (and are recomputed
         // by a collision before it ends); re-check them then. Solve only when it may be near.

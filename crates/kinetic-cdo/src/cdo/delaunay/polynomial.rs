@@ -17,25 +17,6 @@
 /// Coefficients `c[0] + c[1] τ + … + c[4] τ⁴`.
 pub(crate) type Quartic = [f64; 5];
 
-/// `p · q` truncated to degree 4 (inputs whose product exceeds it never occur here).
-fn mul(p: &Quartic, q: &Quartic) -> Quartic {
-    let mut r = [0.0; 5];
-    for i in 0..5 {
-        for j in 0..5 - i {
-            r[i + j] += p[i] * q[j];
-        }
-    }
-    r
-}
-
-fn sub(p: &Quartic, q: &Quartic) -> Quartic {
-    std::array::from_fn(|i| p[i] - q[i])
-}
-
-fn add(p: &Quartic, q: &Quartic) -> Quartic {
-    std::array::from_fn(|i| p[i] + q[i])
-}
-
 /// One row of the certificate: the site's motion relative to the fourth site `d`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RelativeMotion {
@@ -48,21 +29,48 @@ pub(crate) struct RelativeMotion {
 }
 
 /// The certificate polynomial `det[(x, y, |p|² − r² + r_d²)]` for rows `a, b, c` relative to
-/// `d` (whose radius and rate are `d_radius`).
-pub(crate) fn certificate(rows: [RelativeMotion; 3], d_radius: (f64, f64)) -> Quartic {
+/// `d` (whose radius and rate are `d_radius`), with the magnitude its constant term is computed
+/// with (for deciding the sign of the constant term without an exact test).
+pub(crate) fn certificate(rows: [RelativeMotion; 3], d_radius: (f64, f64)) -> (Quartic, f64) {
+    // Each row: x = x0 + x1 τ, y = y0 + y1 τ, w = w0 + w1 τ + w2 τ².
+    let (rd0, rd1) = d_radius;
     let polys = rows.map(|m| {
-        let x = [m.position[0], m.velocity[0], 0.0, 0.0, 0.0];
-        let y = [m.position[1], m.velocity[1], 0.0, 0.0, 0.0];
-        let r = [m.radius.0, m.radius.1, 0.0, 0.0, 0.0];
-        let rd = [d_radius.0, d_radius.1, 0.0, 0.0, 0.0];
-        let w = add(&sub(&add(&mul(&x, &x), &mul(&y, &y)), &mul(&r, &r)), &mul(&rd, &rd));
-        (x, y, w)
+        let [x0, y0] = m.position;
+        let [x1, y1] = m.velocity;
+        let (r0, r1) = m.radius;
+        let w = [
+            x0 * x0 + y0 * y0 - r0 * r0 + rd0 * rd0,
+            2.0 * (x0 * x1 + y0 * y1 - r0 * r1 + rd0 * rd1),
+            x1 * x1 + y1 * y1 - r1 * r1 + rd1 * rd1,
+        ];
+        ([x0, x1], [y0, y1], w)
     });
     let [(ax, ay, aw), (bx, by, bw), (cx, cy, cw)] = polys;
-    let m1 = sub(&mul(&by, &cw), &mul(&bw, &cy));
-    let m2 = sub(&mul(&bx, &cw), &mul(&bw, &cx));
-    let m3 = sub(&mul(&bx, &cy), &mul(&by, &cx));
-    add(&sub(&mul(&ax, &m1), &mul(&ay, &m2)), &mul(&aw, &m3))
+    // Linear × quadratic and linear × linear products, written out.
+    let lq = |l: [f64; 2], q: [f64; 3]| [l[0] * q[0], l[0] * q[1] + l[1] * q[0], l[0] * q[2] + l[1] * q[1], l[1] * q[2]];
+    let ll = |a: [f64; 2], b: [f64; 2]| [a[0] * b[0], a[0] * b[1] + a[1] * b[0], a[1] * b[1]];
+    let minus4 = |p: [f64; 4], q: [f64; 4]| [p[0] - q[0], p[1] - q[1], p[2] - q[2], p[3] - q[3]];
+    let m1 = minus4(lq(by, cw), lq(cy, bw));
+    let m2 = minus4(lq(bx, cw), lq(cx, bw));
+    let m3 = {
+        let (p, q) = (ll(bx, cy), ll(by, cx));
+        [p[0] - q[0], p[1] - q[1], p[2] - q[2]]
+    };
+    // x_a m1 − y_a m2 (linear × cubic) + w_a m3 (quadratic × quadratic).
+    let mut out = [0.0; 5];
+    for k in 0..4 {
+        out[k] += ax[0] * m1[k] - ay[0] * m2[k];
+        out[k + 1] += ax[1] * m1[k] - ay[1] * m2[k];
+    }
+    for i in 0..3 {
+        for j in 0..3 {
+            out[i + j] += aw[i] * m3[j];
+        }
+    }
+    let magnitude = ax[0].abs() * (by[0].abs() * cw[0].abs() + cy[0].abs() * bw[0].abs())
+        + ay[0].abs() * (bx[0].abs() * cw[0].abs() + cx[0].abs() * bw[0].abs())
+        + aw[0].abs() * (bx[0].abs() * cy[0].abs() + by[0].abs() * cx[0].abs());
+    (out, magnitude)
 }
 
 /// `p(τ)` by Horner's rule.
@@ -285,10 +293,36 @@ mod tests {
     }
 
     #[test]
+    fn the_certificate_matches_the_determinant_at_any_time() {
+        let rows = [
+            RelativeMotion { position: [1.0, 0.2], velocity: [0.3, -0.1], radius: (0.2, 0.01) },
+            RelativeMotion { position: [-0.4, 1.1], velocity: [-0.2, 0.5], radius: (0.3, 0.0) },
+            RelativeMotion { position: [-0.9, -0.7], velocity: [0.1, 0.2], radius: (0.25, 0.02) },
+        ];
+        let d = (0.15, 0.005);
+        let (p, _) = certificate(rows, d);
+        for t in [0.0, 0.3, 1.7, -2.0] {
+            let m: Vec<[f64; 3]> = rows
+                .iter()
+                .map(|r| {
+                    let x = r.position[0] + r.velocity[0] * t;
+                    let y = r.position[1] + r.velocity[1] * t;
+                    let rr = r.radius.0 + r.radius.1 * t;
+                    let rd = d.0 + d.1 * t;
+                    [x, y, x * x + y * y - rr * rr + rd * rd]
+                })
+                .collect();
+            let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+                + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+            assert!((eval(&p, t) - det).abs() < 1e-12, "{t}: {} vs {det}", eval(&p, t));
+        }
+    }
+
+    #[test]
     fn the_certificate_of_a_static_quad_is_constant() {
         let row =
             |x: f64, y: f64| RelativeMotion { position: [x, y], velocity: [0.0; 2], radius: (0.1, 0.0) };
-        let p = certificate([row(1.0, 0.0), row(0.0, 1.0), row(-1.0, 0.0)], (0.1, 0.0));
+        let (p, _) = certificate([row(1.0, 0.0), row(0.0, 1.0), row(-1.0, 0.0)], (0.1, 0.0));
         assert!(p[1..].iter().all(|&c| c == 0.0));
         // d = origin is inside the circle through the three: invalid (positive).
         assert!(p[0] > 0.0);
