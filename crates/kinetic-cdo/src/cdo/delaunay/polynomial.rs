@@ -47,7 +47,9 @@ pub(crate) fn certificate(rows: [RelativeMotion; 3], d_radius: (f64, f64)) -> (Q
     });
     let [(ax, ay, aw), (bx, by, bw), (cx, cy, cw)] = polys;
     // Linear × quadratic and linear × linear products, written out.
-    let lq = |l: [f64; 2], q: [f64; 3]| [l[0] * q[0], l[0] * q[1] + l[1] * q[0], l[0] * q[2] + l[1] * q[1], l[1] * q[2]];
+    let lq = |l: [f64; 2], q: [f64; 3]| {
+        [l[0] * q[0], l[0] * q[1] + l[1] * q[0], l[0] * q[2] + l[1] * q[1], l[1] * q[2]]
+    };
     let ll = |a: [f64; 2], b: [f64; 2]| [a[0] * b[0], a[0] * b[1] + a[1] * b[0], a[1] * b[1]];
     let minus4 = |p: [f64; 4], q: [f64; 4]| [p[0] - q[0], p[1] - q[1], p[2] - q[2], p[3] - q[3]];
     let m1 = minus4(lq(by, cw), lq(cy, bw));
@@ -312,7 +314,8 @@ mod tests {
                     [x, y, x * x + y * y - rr * rr + rd * rd]
                 })
                 .collect();
-            let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+                - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
                 + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
             assert!((eval(&p, t) - det).abs() < 1e-12, "{t}: {} vs {det}", eval(&p, t));
         }

@@ -4,8 +4,7 @@
 //! evaluation with a forward error bound decides when it can, and exact rational arithmetic
 //! (every `f64` is a dyadic rational) decides the rest.
 
-use num_rational::BigRational;
-use num_traits::{Signed, Zero};
+use num_bigint::BigInt;
 use std::cmp::Ordering;
 
 /// A weighted point: centre and radius (weight `r²`, power distance `|x − p|² − r²`).
@@ -57,30 +56,39 @@ pub(crate) fn power_test(a: Site, b: Site, c: Site, d: Site) -> Ordering {
     exact_power_test(a, b, c, d)
 }
 
-fn exact(x: f64) -> BigRational {
-    BigRational::from_float(x).expect("finite coordinates")
+/// `x = m · 2^e` exactly, with `m` an integer.
+fn split(x: f64) -> (i64, i32) {
+    let bits = x.to_bits();
+    let sign = if bits >> 63 == 1 { -1 } else { 1 };
+    let exponent = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = (bits & ((1 << 52) - 1)) as i64;
+    if exponent == 0 { (sign * fraction, -1074) } else { (sign * (fraction | (1 << 52)), exponent - 1075) }
 }
 
-/// The power test in exact rational arithmetic.
+/// The power test in exact integer arithmetic: every input is `m · 2^e`; scaled by the
+/// smallest exponent they all become integers, and every term of the determinant has degree 4
+/// in the inputs, so the common factor does not change its sign.
 fn exact_power_test(a: Site, b: Site, c: Site, d: Site) -> Ordering {
-    let (dx, dy, dr) = (exact(d.0[0]), exact(d.0[1]), exact(d.1));
-    let row = |p: Site| {
-        let x = exact(p.0[0]) - &dx;
-        let y = exact(p.0[1]) - &dy;
-        let r = exact(p.1);
+    let inputs = [a.0[0], a.0[1], a.1, b.0[0], b.0[1], b.1, c.0[0], c.0[1], c.1, d.0[0], d.0[1], d.1];
+    let parts = inputs.map(split);
+    let base = parts.iter().filter(|p| p.0 != 0).map(|p| p.1).min().unwrap_or(0);
+    let int = |k: usize| BigInt::from(parts[k].0) << (parts[k].1 - base) as usize;
+    let (dx, dy, dr) = (int(9), int(10), int(11));
+    let row = |k: usize| {
+        let x = int(k) - &dx;
+        let y = int(k + 1) - &dy;
+        let r = int(k + 2);
         let w = &x * &x + &y * &y - &r * &r + &dr * &dr;
         (x, y, w)
     };
-    let (ax, ay, aw) = row(a);
-    let (bx, by, bw) = row(b);
-    let (cx, cy, cw) = row(c);
+    let (ax, ay, aw) = row(0);
+    let (bx, by, bw) = row(3);
+    let (cx, cy, cw) = row(6);
     let det = &ax * (&by * &cw - &bw * &cy) - &ay * (&bx * &cw - &bw * &cx) + &aw * (&bx * &cy - &by * &cx);
-    if det.is_zero() {
-        Ordering::Equal
-    } else if det.is_positive() {
-        Ordering::Greater
-    } else {
-        Ordering::Less
+    match det.sign() {
+        num_bigint::Sign::Minus => Ordering::Less,
+        num_bigint::Sign::NoSign => Ordering::Equal,
+        num_bigint::Sign::Plus => Ordering::Greater,
     }
 }
 
@@ -118,5 +126,30 @@ mod tests {
         let d = ([1.0, 1.0 - 1e-15], 0.0);
         assert_eq!(power_test(a, b, c, d), Ordering::Greater);
         assert_eq!(orient([0.0, 0.0], [1.0, 0.0], [0.5, 1e-300]), Ordering::Greater);
+    }
+
+    #[test]
+    fn exact_and_filtered_agree_where_the_filter_is_sure() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 10.0 - 5.0
+        };
+        for _ in 0..2000 {
+            let mut site = || ([next(), next()], next().abs() * 0.1);
+            let (a, b, c, d) = (site(), site(), site(), site());
+            let filtered = power_test(a, b, c, d);
+            assert_eq!(exact_power_test(a, b, c, d), filtered);
+        }
+        // Wide exponent ranges: four corners of a square (co-circular), where a tiny radius at
+        // a lowers its lifted point and puts the opposite corner inside; without it, on.
+        let (a, b, c) = (([0.0, 0.0], 1e-300), ([1e200, 0.0], 0.0), ([0.0, 1e200], 0.0));
+        assert_eq!(exact_power_test(a, b, c, ([1e200, 1e200], 0.0)), Ordering::Greater);
+        let a = ([0.0, 0.0], 0.0);
+        assert_eq!(exact_power_test(a, b, c, ([1e200, 1e200], 0.0)), Ordering::Equal);
+        assert_eq!(split(-3.0), (-3 << 51, -51));
+        assert_eq!(split(5e-324), (1, -1074));
     }
 }
