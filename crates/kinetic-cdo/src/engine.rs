@@ -800,6 +800,10 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     }
 }
 
+/// The largest speed (and box side) accepted: squares of such magnitudes, and their products
+/// with masses and times, stay far inside the range of `f64`.
+pub const MAX_MAGNITUDE: f64 = 1e100;
+
 /// Overlaps shallower than this fraction of the radius sum are accepted at start: rounding
 /// leaves pairs that just collided a few ulps inside each other, so a snapshot of a running
 /// simulation ([`State::particles`]) must be a valid start. The drift guard of
@@ -822,8 +826,12 @@ fn validate_config<const D: usize>(config: &SimConfig<D>) -> Result<(), SimError
             reason: "must be finite and >= 0",
         });
     }
-    if let Some(&g) = config.gravity.iter().find(|g| !g.is_finite()) {
-        return Err(SimError::InvalidParameter { name: "gravity", value: g, reason: "must be finite" });
+    if let Some(&g) = config.gravity.iter().find(|g| !(g.is_finite() && g.abs() <= MAX_MAGNITUDE)) {
+        return Err(SimError::InvalidParameter {
+            name: "gravity",
+            value: g,
+            reason: "must be finite and at most 1e100",
+        });
     }
     if let Some(h) = config.prediction_horizon
         && !(h.is_finite() && h > 0.0)
@@ -862,6 +870,13 @@ fn validated_state<const D: usize>(
     for (index, p) in particles.iter().enumerate() {
         if p.position.iter().chain(&p.velocity).any(|c| !c.is_finite()) {
             return Err(SimError::NonFiniteParticle { index });
+        }
+        // Event times square velocities and distances: keep them inside f64's range.
+        let speed_squared = dot(p.velocity, p.velocity);
+        if !(speed_squared * p.mass.abs().max(1.0)).is_finite()
+            || speed_squared > MAX_MAGNITUDE * MAX_MAGNITUDE
+        {
+            return Err(SimError::Overflow { index });
         }
         if !(p.radius.is_finite() && p.radius > 0.0) {
             return Err(SimError::InvalidRadius { index, radius: p.radius });

@@ -10,8 +10,8 @@ pub enum SimError {
     /// No particles were given.
     #[error("the simulation needs at least one particle")]
     Empty,
-    /// A box side is not finite or not positive.
-    #[error("box side {axis} has length {length}; it must be finite and > 0")]
+    /// A box side is not finite, not positive, or above [`MAX_MAGNITUDE`](crate::MAX_MAGNITUDE).
+    #[error("box side {axis} has length {length}; it must be finite, > 0 and <= 1e100")]
     InvalidBox {
         /// The axis.
         axis: usize,
@@ -21,6 +21,13 @@ pub enum SimError {
     /// A particle has a non-finite coordinate or velocity component.
     #[error("particle {index} has a non-finite position or velocity")]
     NonFiniteParticle {
+        /// The particle.
+        index: usize,
+    },
+    /// A particle's speed is so large that event times would overflow `f64` (its squared
+    /// speed, or kinetic energy, exceeds [`MAX_MAGNITUDE`](crate::MAX_MAGNITUDE) squared).
+    #[error("particle {index} moves too fast for f64 event times (speed above 1e100)")]
+    Overflow {
         /// The particle.
         index: usize,
     },

@@ -47,7 +47,9 @@ pub use cdo::{
     LaguerreDelaunay, MAX_DENSE_CELLS, NeighbourLists, RegularSubdivision, SegmentTrees, SpatialTree,
     TreeCells,
 };
-pub use engine::{Collision, CollisionKind, OVERLAP_TOLERANCE, SimConfig, Simulation, SnapshotEvery, Stop};
+pub use engine::{
+    Collision, CollisionKind, MAX_MAGNITUDE, OVERLAP_TOLERANCE, SimConfig, Simulation, SnapshotEvery, Stop,
+};
 pub use error::SimError;
 pub use stats::{Counters, Observables, Table1};
 pub use system::{Particle, SimBox, State, ball_volume};

@@ -50,10 +50,11 @@ impl<const D: usize> SimBox<D> {
     /// bounded by reflecting walls at `0` and `L_a`.
     ///
     /// # Errors
-    /// [`SimError::InvalidBox`] if a side is not finite and positive.
+    /// [`SimError::InvalidBox`] if a side is not finite and positive, or larger than
+    /// [`MAX_MAGNITUDE`](crate::MAX_MAGNITUDE).
     pub fn new(lengths: [f64; D], periodic: [bool; D]) -> Result<Self, SimError> {
         for (axis, &length) in lengths.iter().enumerate() {
-            if !(length.is_finite() && length > 0.0) {
+            if !(length.is_finite() && length > 0.0 && length <= crate::engine::MAX_MAGNITUDE) {
                 return Err(SimError::InvalidBox { axis, length });
             }
         }
