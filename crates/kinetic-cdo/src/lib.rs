@@ -48,7 +48,8 @@ pub use cdo::{
     TreeCells,
 };
 pub use engine::{
-    Collision, CollisionKind, MAX_MAGNITUDE, OVERLAP_TOLERANCE, SimConfig, Simulation, SnapshotEvery, Stop,
+    COMPRESSION_COLLISIONS_PER_PARTICLE, Collision, CollisionKind, MAX_MAGNITUDE, OVERLAP_TOLERANCE,
+    SimConfig, Simulation, SnapshotEvery, Stop,
 };
 pub use error::SimError;
 pub use stats::{Counters, Observables, Table1};
