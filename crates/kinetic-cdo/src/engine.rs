@@ -248,14 +248,18 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     }
 
     /// Processes events until the next collision (pair or wall) and returns it; `None` if no
-    /// event will ever happen.
+    /// event will ever happen, or if [`QUIET_EVENTS_PER_SLOT`] events per queue slot pass
+    /// without a collision (a system that never collides, e.g. one particle in a periodic box,
+    /// still crosses cells forever).
     pub fn next_collision(&mut self) -> Option<Collision> {
-        loop {
+        let limit = QUIET_EVENTS_PER_SLOT * self.queue.slots().max(1) as u64;
+        for _ in 0..limit {
             let (slot, time) = self.queue.peek()?;
             if let Some(c) = self.process(slot, time) {
                 return Some(c);
             }
         }
+        None
     }
 
     /// The time of the next pending event, if any (the clock does not move).
@@ -513,8 +517,14 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         let energy = self.state.kinetic_energy();
         let start = self.state.now;
         let end = start + (cap - scale) / (rate * scale);
+        let before = self.state.radii;
         self.state.radii = RadiusLaw { scale, rate: rate * scale, since: start, cap };
-        self.reschedule_all()?;
+        if let Err(e) = self.reschedule_all() {
+            // The structure cannot hold the grown particles: leave everything as it was.
+            self.state.radii = before;
+            self.reschedule_all()?;
+            return Err(e);
+        }
         let thermostat_every = thermostat_every.max(1);
         let mut since_thermostat = 0;
         // Near jamming the collision rate diverges and growth stalls; give up after a budget
@@ -631,6 +641,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         };
         let Some(created) = outcome else {
             self.counters.certificate_rechecks += 1;
+            pairs.clear();
             self.pairs = pairs;
             return;
         };
@@ -817,6 +828,10 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     }
 }
 
+/// How many events per queue slot [`Simulation::next_collision`] processes without a collision
+/// before it concludes that none is coming.
+pub const QUIET_EVENTS_PER_SLOT: u64 = 10_000;
+
 /// The collisions per particle a compression may spend before [`Simulation::compress`] gives
 /// up as jammed (an unjammed compression to φ = 0.5 in 3D or 0.7 in 2D needs a few hundred).
 pub const COMPRESSION_COLLISIONS_PER_PARTICLE: u64 = 20_000;
@@ -892,6 +907,12 @@ fn validated_state<const D: usize>(
         if p.position.iter().chain(&p.velocity).any(|c| !c.is_finite()) {
             return Err(SimError::NonFiniteParticle { index });
         }
+        if !(p.radius.is_finite() && p.radius > 0.0) {
+            return Err(SimError::InvalidRadius { index, radius: p.radius });
+        }
+        if !(p.mass.is_finite() && p.mass > 0.0) {
+            return Err(SimError::InvalidMass { index, mass: p.mass });
+        }
         // Event times square velocities and distances: keep them inside f64's range.
         let speed_squared = dot(p.velocity, p.velocity);
         if !(speed_squared * p.mass.abs().max(1.0)).is_finite()
@@ -899,18 +920,21 @@ fn validated_state<const D: usize>(
         {
             return Err(SimError::Overflow { index });
         }
-        if !(p.radius.is_finite() && p.radius > 0.0) {
-            return Err(SimError::InvalidRadius { index, radius: p.radius });
-        }
-        if !(p.mass.is_finite() && p.mass > 0.0) {
-            return Err(SimError::InvalidMass { index, mass: p.mass });
-        }
         for a in 0..D {
             let slack = OVERLAP_TOLERANCE * p.radius;
             if !periodic[a]
                 && (p.position[a] - p.radius < -slack || p.position[a] + p.radius > lengths[a] + slack)
             {
                 return Err(SimError::OutsideBox { index, axis: a });
+            }
+            // At rest against a wall that gravity pushes it into: a resting contact, which an
+            // event-driven run cannot represent (it would bounce infinitely often at once).
+            if !periodic[a] && p.velocity[a] == 0.0 {
+                let on_low = p.position[a] - p.radius <= slack && gravity[a] < 0.0;
+                let on_high = p.position[a] + p.radius >= lengths[a] - slack && gravity[a] > 0.0;
+                if on_low || on_high {
+                    return Err(SimError::RestingOnWall { index, axis: a });
+                }
             }
         }
         max_radius = max_radius.max(p.radius);

@@ -55,6 +55,16 @@ pub enum SimError {
         /// The axis whose walls it crosses.
         axis: usize,
     },
+    /// A particle touches a wall at rest while gravity pushes it into the wall: a resting
+    /// contact, which an event-driven simulation cannot represent (give it a velocity, or lift
+    /// it off the wall).
+    #[error("particle {index} rests on the wall of axis {axis} under gravity (resting contact)")]
+    RestingOnWall {
+        /// The particle.
+        index: usize,
+        /// The wall's axis.
+        axis: usize,
+    },
     /// Two particles overlap at the start.
     #[error("particles {first} and {second} overlap (centre distance {distance} < radius sum {contact})")]
     Overlap {

@@ -109,7 +109,8 @@ fn maxwell_velocities<const D: usize>(masses: &[f64], kt: f64, rng: &mut ChaCha8
 
 /// Random sequential addition: particles with the given radii placed one by one, largest
 /// first, at uniformly random non-overlapping positions (walls respected), with
-/// Maxwell–Boltzmann velocities at temperature `kt` and zero total momentum. Seeded.
+/// Maxwell–Boltzmann velocities at temperature `kt` and zero total momentum. Seeded. The
+/// particles are returned in spatial order ([`sort_spatially`]), not in the order of `radii`.
 ///
 /// Works up to moderate packing fractions (random sequential addition jams near 0.38 in 3D and
 /// 0.55 in 2D); use [`dense_packing`] beyond.
@@ -147,7 +148,10 @@ pub fn random_placement<const D: usize>(
     let r_max = radii.iter().copied().fold(0.0, f64::max);
     // A hash grid of placed centres, cell side = largest diameter.
     let side = 2.0 * r_max;
-    let cells: [usize; D] = std::array::from_fn(|a| ((lengths[a] / side).floor() as usize).max(1));
+    // About one cell per particle at most: enough for O(1) work per attempt, never a huge grid.
+    let per_axis = (radii.len().max(1) as f64).powf(1.0 / D as f64).ceil() as usize + 2;
+    let cells: [usize; D] =
+        std::array::from_fn(|a| ((lengths[a] / side).floor() as usize).clamp(1, per_axis));
     let cell_side: [f64; D] = std::array::from_fn(|a| lengths[a] / cells[a] as f64);
     let mut grid = DenseCells::<D>::default();
     grid.reset(cells, radii.len());

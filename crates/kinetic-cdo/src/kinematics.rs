@@ -19,7 +19,8 @@ pub(crate) fn gap_closing_time(h: f64, b: f64, a: f64) -> f64 {
     if a == 0.0 {
         return if b < 0.0 { h.max(0.0) / -b } else { f64::INFINITY };
     }
-    if h <= 0.0 && b < 0.0 {
+    // At or past the boundary and closing, or at rest on it and pushed across: now.
+    if h <= 0.0 && (b < 0.0 || (b == 0.0 && a < 0.0)) {
         return 0.0;
     }
     let disc = b * b - 2.0 * a * h;
@@ -97,6 +98,8 @@ mod tests {
             (1.0, -1.0, 2.0, f64::INFINITY),
             (-1e-15, 1.0, -2.0, 1.0),
             (-1e-15, -1.0, 0.0, 0.0),
+            // At rest on the boundary, accelerated across it.
+            (0.0, 0.0, -1.0, 0.0),
         ];
         for (h, b, a, expected) in cases {
             let t = gap_closing_time(h, b, a);

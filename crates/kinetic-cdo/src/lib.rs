@@ -49,7 +49,7 @@ pub use cdo::{
 };
 pub use engine::{
     COMPRESSION_COLLISIONS_PER_PARTICLE, Collision, CollisionKind, MAX_MAGNITUDE, OVERLAP_TOLERANCE,
-    SimConfig, Simulation, SnapshotEvery, Stop,
+    QUIET_EVENTS_PER_SLOT, SimConfig, Simulation, SnapshotEvery, Stop,
 };
 pub use error::SimError;
 pub use stats::{Counters, Observables, Table1};

@@ -5,8 +5,12 @@ use crate::queue::EventQueue;
 use crate::{SimError, State};
 
 /// Every other particle is a candidate, under periodic boundaries in each of the `3^p` images
-/// around the nearest one (`p` periodic axes), so a collision with any image reachable before
-/// the next event is found. `O(n)` per prediction, no topological events.
+/// around the nearest one (`p` periodic axes). `O(n)` per prediction.
+///
+/// Those images cover every collision as long as neither particle travels a quarter of the
+/// shortest periodic side after the prediction; so under periodic boundaries each particle
+/// carries a certificate that fails when it has travelled that far from where it was last
+/// predicted, and is then predicted again against every image (its only topological event).
 ///
 /// ```
 /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation};
@@ -22,6 +26,31 @@ use crate::{SimError, State};
 pub struct BruteForce {
     /// The image shifts to try, per periodic-axis combination.
     shifts: Vec<Vec<f64>>,
+    /// A quarter of the shortest periodic side (infinite without periodic sides).
+    quarter: f64,
+    /// Per particle: where it was when last predicted.
+    anchors: Vec<Vec<f64>>,
+}
+
+impl BruteForce {
+    /// Anchors particle `i` where it is now and schedules its travel certificate.
+    fn anchor<const D: usize, Q: EventQueue>(
+        &mut self,
+        i: usize,
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
+        if !self.quarter.is_finite() {
+            return;
+        }
+        self.anchors[i] = state.position(i).to_vec();
+        let v = state.velocity(i);
+        let g = state.gravity();
+        let speed = crate::vector::dot(v, v).sqrt();
+        let accel = crate::vector::dot(g, g).sqrt();
+        let tau = crate::kinematics::gap_closing_time(self.quarter, -speed, -accel);
+        certificates.schedule(i, certificates.now() + tau);
+    }
 }
 
 impl<const D: usize> Cdo<D> for BruteForce {
@@ -32,7 +61,7 @@ impl<const D: usize> Cdo<D> for BruteForce {
     fn build<Q: EventQueue>(
         &mut self,
         state: &mut State<D>,
-        _: &mut Certificates<'_, Q>,
+        certificates: &mut Certificates<'_, Q>,
     ) -> Result<(), SimError> {
         let lengths = state.sim_box().lengths();
         let periodic = state.sim_box().periodic_axes();
@@ -51,11 +80,17 @@ impl<const D: usize> Cdo<D> for BruteForce {
             }
         }
         self.shifts = shifts;
+        self.quarter =
+            (0..D).filter(|&a| periodic[a]).map(|a| lengths[a] / 4.0).fold(f64::INFINITY, f64::min);
+        self.anchors = vec![Vec::new(); state.len()];
+        for i in 0..state.len() {
+            self.anchor(i, state, certificates);
+        }
         Ok(())
     }
 
-    fn certificate_slots(&self, _: usize) -> usize {
-        0
+    fn certificate_slots(&self, particles: usize) -> usize {
+        particles
     }
 
     fn for_each_candidate(&self, i: usize, state: &State<D>, mut f: impl FnMut(usize, [f64; D])) {
@@ -78,16 +113,26 @@ impl<const D: usize> Cdo<D> for BruteForce {
         }
     }
 
-    fn trajectory_changed<Q: EventQueue>(&mut self, _: usize, _: &State<D>, _: &mut Certificates<'_, Q>) {}
+    fn trajectory_changed<Q: EventQueue>(
+        &mut self,
+        i: usize,
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
+        self.anchor(i, state, certificates);
+    }
 
     fn certificate_failed<Q: EventQueue>(
         &mut self,
-        _: usize,
-        _: &mut State<D>,
-        _: &mut Certificates<'_, Q>,
-        _: &mut Vec<CandidatePair<D>>,
+        i: usize,
+        state: &mut State<D>,
+        certificates: &mut Certificates<'_, Q>,
+        new_pairs: &mut Vec<CandidatePair<D>>,
     ) -> Option<usize> {
-        unreachable!("brute force schedules no certificates")
+        // Travelled a quarter period: predict against every image around the new nearest ones.
+        self.for_each_candidate(i, state, |k, shift| new_pairs.push((i as u32, k as u32, shift)));
+        self.anchor(i, state, certificates);
+        Some(0)
     }
 
     fn candidate_count(&self, _: usize, state: &State<D>) -> usize {

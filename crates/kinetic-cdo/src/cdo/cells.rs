@@ -481,7 +481,7 @@ impl<const D: usize, S: CellStore<D>> Cdo<D> for CellLists<D, S> {
         }
         if S::DENSE {
             // Coarsen the longest axes until the dense array fits.
-            while self.cells.iter().product::<usize>() > MAX_DENSE_CELLS {
+            while self.cells.iter().fold(1usize, |a, &b| a.saturating_mul(b)) > MAX_DENSE_CELLS {
                 let a = (0..D).max_by_key(|&a| self.cells[a]).unwrap();
                 self.cells[a] = (self.cells[a] / 2).max(3);
             }

@@ -338,7 +338,7 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
         }
         // Keep the grid near n cells (enlarging cells is always correct).
         let limit = 2 * n.max(8);
-        while self.cells.iter().product::<usize>() > limit {
+        while self.cells.iter().fold(1usize, |a, &b| a.saturating_mul(b)) > limit {
             let a = (0..D).max_by_key(|&a| self.cells[a]).unwrap();
             if self.cells[a] <= 3 {
                 break;

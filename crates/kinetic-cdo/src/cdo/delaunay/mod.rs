@@ -75,6 +75,8 @@ pub struct LaguerreDelaunay {
     horizon: f64,
     /// Per certificate slot: whether its pending event is only a re-check.
     recheck: Vec<std::cell::Cell<bool>>,
+    /// Scratch list of the triangles around a particle.
+    star: Vec<u32>,
 }
 
 impl LaguerreDelaunay {
@@ -490,16 +492,18 @@ impl Cdo<2> for LaguerreDelaunay {
         state: &State<2>,
         certificates: &mut Certificates<'_, Q>,
     ) {
-        let mut triangles = Vec::with_capacity(8);
+        let mut triangles = std::mem::take(&mut self.star);
+        triangles.clear();
         self.for_each_triangle_around(i as u32, |t| triangles.push(t));
         // Every edge whose quadrilateral contains i, once: per triangle around i, the edge
         // opposite i (its link) and the spoke from i to the next vertex (each spoke is shared
         // by two consecutive triangles).
-        for t in triangles {
+        for &t in &triangles {
             let l = self.local(t, i as u32);
             self.schedule_edge(t, l, false, state, certificates);
             self.schedule_edge(t, (l + 2) % 3, false, state, certificates);
         }
+        self.star = triangles;
     }
 
     fn certificate_failed<Q: EventQueue>(
@@ -532,6 +536,10 @@ impl Cdo<2> for LaguerreDelaunay {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.vertices.capacity() * 12 + self.neighbours.capacity() * 12 + self.incident.capacity() * 4
+        self.vertices.capacity() * 12
+            + self.neighbours.capacity() * 12
+            + self.incident.capacity() * 4
+            + self.recheck.capacity()
+            + (self.stack.capacity() + self.star.capacity()) * 8
     }
 }
