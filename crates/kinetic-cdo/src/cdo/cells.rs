@@ -201,6 +201,9 @@ impl<const D: usize> CellStore<D> for TreeCells<D> {
 /// coarser), so a tiny particle in a huge box cannot exhaust memory.
 pub const MAX_DENSE_CELLS: usize = 1 << 26;
 
+/// The most cells along one axis (coarser beyond; keeps cell coordinates far inside `i64`).
+pub(crate) const MAX_CELLS_PER_AXIS: f64 = (1u64 << 40) as f64;
+
 /// The regular spatial subdivision: cells in a dense array.
 ///
 /// ```
@@ -469,7 +472,7 @@ impl<const D: usize, S: CellStore<D>> Cdo<D> for CellLists<D, S> {
         self.lengths = state.sim_box().lengths();
         self.periodic = state.sim_box().periodic_axes();
         for a in 0..D {
-            let k = (self.lengths[a] / diameter).floor().max(1.0) as usize;
+            let k = (self.lengths[a] / diameter).floor().clamp(1.0, MAX_CELLS_PER_AXIS) as usize;
             if self.periodic[a] && k < 3 {
                 return Err(SimError::BoxTooSmall {
                     axis: a,

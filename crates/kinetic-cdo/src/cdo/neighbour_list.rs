@@ -17,7 +17,7 @@
 //! Under gravity the exit time is taken from the conservative bound `|d| + |v|τ + ½|g|τ² = δ/2`
 //! (rebuilding a little early is always correct).
 
-use super::cells::{CellStore, DenseCells, for_each_offset};
+use super::cells::{CellStore, DenseCells, MAX_CELLS_PER_AXIS, for_each_offset};
 use super::{CandidatePair, Cdo, Certificates};
 use crate::kinematics::gap_closing_time;
 use crate::queue::EventQueue;
@@ -326,7 +326,7 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
         self.periodic = state.sim_box().periodic_axes();
         let reach = diameter + self.delta;
         for a in 0..D {
-            let k = (self.lengths[a] / reach).floor().max(1.0) as usize;
+            let k = (self.lengths[a] / reach).floor().clamp(1.0, MAX_CELLS_PER_AXIS) as usize;
             if self.periodic[a] && k < 3 {
                 return Err(SimError::BoxTooSmall {
                     axis: a,

@@ -244,9 +244,14 @@ pub(crate) fn no_root_before(p: &Quartic, limit: f64) -> bool {
         scale *= limit;
     }
     let magnitude = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    // The constant term is the certificate now: however small, it must be negative, or a
+    // failure within rounding of now cannot be excluded.
+    if q[0] >= 0.0 || q[0].is_nan() || q[0].abs() <= 1e-12 * magnitude {
+        return false;
+    }
     let mut last = 0.0f64;
     for c in q {
-        // Coefficients at rounding level carry no sign.
+        // Higher coefficients at rounding level carry no sign.
         if c.abs() <= 1e-12 * magnitude {
             continue;
         }
@@ -279,10 +284,13 @@ mod tests {
         let p = [-1.0, 0.0, 1.0, 0.0, 0.0];
         assert!(no_root_before(&p, 0.9));
         assert!(!no_root_before(&p, 1.1));
-        // (τ − 1)(τ − 2)(τ − 3)(τ − 4): roots from 1.
-        let p = [24.0, -50.0, 35.0, -10.0, 1.0];
+        // −(τ − 1)(τ − 2)(τ − 3)(τ − 4): valid now, roots from 1.
+        let p = [-24.0, 50.0, -35.0, 10.0, -1.0];
         assert!(no_root_before(&p, 0.5));
         assert!(!no_root_before(&p, 2.5));
+        // A constant term at rounding level proves nothing.
+        assert!(!no_root_before(&[-1e-17, 1.0, 0.0, 0.0, 0.0], 0.5));
+        assert!(!no_root_before(&[24.0, -50.0, 35.0, -10.0, 1.0], 0.5));
     }
 
     #[test]
