@@ -840,6 +840,11 @@ pub const COMPRESSION_COLLISIONS_PER_PARTICLE: u64 = 20_000;
 /// with masses and times, stay far inside the range of `f64`.
 pub const MAX_MAGNITUDE: f64 = 1e100;
 
+/// The smallest radius (and neighbour-list shell) accepted, `1 / MAX_MAGNITUDE`: event times
+/// square sizes, and the square of a length below about 1e-154 underflows to zero, which would
+/// turn a finite time into an instant one (an endless loop of events at one time).
+pub const MIN_LENGTH: f64 = 1e-100;
+
 /// Overlaps shallower than this fraction of the radius sum are accepted at start: rounding
 /// leaves pairs that just collided a few ulps inside each other, so a snapshot of a running
 /// simulation ([`State::particles`]) must be a valid start. The drift guard of
@@ -907,7 +912,7 @@ fn validated_state<const D: usize>(
         if p.position.iter().chain(&p.velocity).any(|c| !c.is_finite()) {
             return Err(SimError::NonFiniteParticle { index });
         }
-        if !(p.radius.is_finite() && p.radius > 0.0) {
+        if !(p.radius.is_finite() && p.radius >= MIN_LENGTH) {
             return Err(SimError::InvalidRadius { index, radius: p.radius });
         }
         if !(p.mass.is_finite() && p.mass > 0.0) {

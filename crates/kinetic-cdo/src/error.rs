@@ -31,8 +31,9 @@ pub enum SimError {
         /// The particle.
         index: usize,
     },
-    /// A particle's radius is not finite or not positive.
-    #[error("particle {index} has radius {radius}; it must be finite and > 0")]
+    /// A particle's radius is not finite or below [`MIN_LENGTH`](crate::MIN_LENGTH) (zero and
+    /// negative radii included).
+    #[error("particle {index} has radius {radius}; it must be finite and >= 1e-100")]
     InvalidRadius {
         /// The particle.
         index: usize,

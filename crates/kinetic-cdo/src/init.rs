@@ -138,7 +138,7 @@ pub fn random_placement<const D: usize>(
         return Err(SimError::InvalidParameter { name: "kt", value: kt, reason: "must be finite and >= 0" });
     }
     for (index, &radius) in radii.iter().enumerate() {
-        if !(radius.is_finite() && radius > 0.0) {
+        if !(radius.is_finite() && radius >= crate::engine::MIN_LENGTH) {
             return Err(SimError::InvalidRadius { index, radius });
         }
     }

@@ -254,6 +254,13 @@ fn invalid_radii_and_masses() {
         let sim_box = SimBox::periodic([10.0; 3]).unwrap();
         expect_error(&p, sim_box, SimConfig::default(), &SimError::InvalidMass { index: 3, mass: bad });
     }
+    // A radius whose square underflows (an endless loop of instant events otherwise).
+    for tiny in [1e-101, 1e-200, 5e-324] {
+        let mut p = four::<2>();
+        p[1].radius = tiny;
+        let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+        expect_error(&p, sim_box, SimConfig::default(), &SimError::InvalidRadius { index: 1, radius: tiny });
+    }
 }
 
 #[test]
@@ -387,7 +394,7 @@ fn invalid_configuration() {
             &SimError::InvalidParameter { name: "gravity", value: g, reason: "" },
         );
     }
-    for shell in [0.0, -0.1, f64::NAN, f64::INFINITY] {
+    for shell in [0.0, -0.1, 1e-200, f64::NAN, f64::INFINITY] {
         let result = Simulation::new(p.clone(), sim_box, base, NeighbourLists::with_shell(shell));
         assert!(
             matches!(result, Err(SimError::InvalidParameter { name: "shell", .. })),
@@ -516,7 +523,7 @@ fn applicable_errors<const D: usize>(
     let lengths = sim_box.lengths();
     let periodic = sim_box.periodic_axes();
     let valid = |p: &Particle<D>| {
-        p.position.iter().chain(&p.velocity).all(|c| c.is_finite()) && p.radius.is_finite() && p.radius > 0.0
+        p.position.iter().chain(&p.velocity).all(|c| c.is_finite()) && p.radius.is_finite() && p.radius >= 1e-100
     };
     for (index, p) in particles.iter().enumerate() {
         if p.position.iter().chain(&p.velocity).any(|c| !c.is_finite()) {
@@ -535,7 +542,8 @@ fn applicable_errors<const D: usize>(
                 );
             }
         }
-        if !(p.radius.is_finite() && p.radius > 0.0) {
+        // Radii whose squares would underflow are invalid too.
+        if !(p.radius.is_finite() && p.radius >= 1e-100) {
             add(SimError::InvalidRadius { index, radius: p.radius }, true);
         }
         if !(p.mass.is_finite() && p.mass > 0.0) {
@@ -564,7 +572,13 @@ fn applicable_errors<const D: usize>(
     for (i, p) in particles.iter().enumerate() {
         for (k, q) in particles.iter().enumerate().skip(i + 1) {
             if valid(p) && valid(q) {
-                let distance = common::norm(sim_box.nearest_image(common::sub(q.position, p.position)));
+                // Wrap each position first (`rem_euclid` is exact): differencing huge
+                // coordinates first would round the smaller one away.
+                let wrap = |x: [f64; D]| {
+                    std::array::from_fn(|a| if periodic[a] { x[a].rem_euclid(lengths[a]) } else { x[a] })
+                };
+                let d = common::sub(wrap(q.position), wrap(p.position));
+                let distance = common::norm(sim_box.nearest_image(d));
                 let contact = p.radius + q.radius;
                 if distance < contact * (1.0 + 1e-12) {
                     let error = SimError::Overlap { first: i, second: k, distance, contact };

@@ -129,12 +129,14 @@ impl<const D: usize> NeighbourLists<D> {
         }
     }
 
-    /// Lists with an absolute shell thickness `δ` (> 0; checked at build).
+    /// Lists with an absolute shell thickness `δ` (at least [`MIN_LENGTH`](crate::MIN_LENGTH);
+    /// checked at build).
     pub fn with_shell(delta: f64) -> Self {
         Self::from_shell(Shell::Absolute(delta))
     }
 
-    /// Lists with `δ = fraction × the largest diameter` (> 0; checked at build).
+    /// Lists with `δ = fraction × the largest diameter` (`δ` at least
+    /// [`MIN_LENGTH`](crate::MIN_LENGTH); checked at build).
     pub fn with_relative_shell(fraction: f64) -> Self {
         Self::from_shell(Shell::Relative(fraction))
     }
@@ -315,11 +317,11 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
             Shell::Absolute(d) => d,
             Shell::Relative(f) => f * diameter,
         };
-        if !(self.delta.is_finite() && self.delta > 0.0) {
+        if !(self.delta.is_finite() && self.delta >= crate::engine::MIN_LENGTH) {
             return Err(SimError::InvalidParameter {
                 name: "shell",
                 value: self.delta,
-                reason: "must be finite and > 0",
+                reason: "must be finite and >= 1e-100 (its square must not underflow)",
             });
         }
         self.lengths = state.sim_box().lengths();
