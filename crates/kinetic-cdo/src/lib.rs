@@ -48,8 +48,8 @@ pub use cdo::{
     TreeCells,
 };
 pub use engine::{
-    COMPRESSION_COLLISIONS_PER_PARTICLE, Collision, CollisionKind, MAX_MAGNITUDE, MIN_LENGTH, OVERLAP_TOLERANCE,
-    QUIET_EVENTS_PER_SLOT, SimConfig, Simulation, SnapshotEvery, Stop,
+    COMPRESSION_COLLISIONS_PER_PARTICLE, Collision, CollisionKind, MAX_MAGNITUDE, MIN_LENGTH,
+    OVERLAP_TOLERANCE, QUIET_EVENTS_PER_SLOT, SimConfig, Simulation, SnapshotEvery, Stop,
 };
 pub use error::SimError;
 pub use stats::{Counters, Observables, Table1};

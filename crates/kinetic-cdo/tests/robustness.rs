@@ -523,7 +523,9 @@ fn applicable_errors<const D: usize>(
     let lengths = sim_box.lengths();
     let periodic = sim_box.periodic_axes();
     let valid = |p: &Particle<D>| {
-        p.position.iter().chain(&p.velocity).all(|c| c.is_finite()) && p.radius.is_finite() && p.radius >= 1e-100
+        p.position.iter().chain(&p.velocity).all(|c| c.is_finite())
+            && p.radius.is_finite()
+            && p.radius >= 1e-100
     };
     for (index, p) in particles.iter().enumerate() {
         if p.position.iter().chain(&p.velocity).any(|c| !c.is_finite()) {
