@@ -17,6 +17,7 @@ pub mod ellipsoid;
 pub mod fmm_dlp;
 pub mod geometry;
 pub mod hhgrid;
+pub mod hhgrid_mpi;
 pub mod kinetic;
 pub mod raycross;
 
@@ -63,6 +64,7 @@ pub trait Suite: Sync {
 pub static SUITES: &[&dyn Suite] = &[
     &geometry::Geometry,
     &hhgrid::HhGrid,
+    &hhgrid_mpi::HhGridMpi,
     &raycross::RayCross,
     &fmm_dlp::FmmDlpSuite,
     &ellipsoid::EllipsoidSuite,
