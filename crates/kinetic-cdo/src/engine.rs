@@ -819,9 +819,9 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
             self.state.counter[i] = self.state.counter[i].wrapping_add(1);
             self.state.last_collision[i] = now;
             self.horizon[i] = self.config.prediction_horizon.map_or(f64::INFINITY, |h| now + h);
-            let mut certificates = Certificates { queue: &mut self.queue, offset: n, now };
-            self.structure.trajectory_changed(i, &self.state, &mut certificates);
         }
+        let mut certificates = Certificates { queue: &mut self.queue, offset: n, now };
+        self.structure.trajectories_changed(involved, &self.state, &mut certificates);
         for &i in involved {
             self.predict(i);
         }

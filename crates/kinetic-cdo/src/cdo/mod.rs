@@ -111,6 +111,22 @@ pub trait Cdo<const D: usize> {
         certificates: &mut Certificates<'_, Q>,
     );
 
+    /// The trajectories of all of `involved` (the particles of one collision) changed at
+    /// `state.now()`, and every one of them is already updated in `state`. By default
+    /// [`trajectory_changed`](Self::trajectory_changed) for each; a structure whose
+    /// certificates involve several particles overrides it to recompute a certificate shared by
+    /// two of them once.
+    fn trajectories_changed<Q: EventQueue>(
+        &mut self,
+        involved: &[usize],
+        state: &State<D>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
+        for &i in involved {
+            self.trajectory_changed(i, state, certificates);
+        }
+    }
+
     /// Certificate `slot` failed at `state.now()`: update the structure, reschedule, and push
     /// into `new_pairs` every pair that became candidates. Returns the number of *new
     /// neighbours* this topological event created (the paper's B), or `None` if the slot only

@@ -18,7 +18,14 @@
 //! * **Degeneracies**: co-circular quadrilaterals (lattices, equal radii on a grid) are
 //!   resolved by the motion itself (symbolic perturbation in time): an edge whose certificate is
 //!   exactly 0 now flips at once if the motion makes it fail, and stays otherwise; points
-//!   exactly on an edge during construction split both triangles.
+//!   exactly on an edge during construction split both triangles. Before a certificate's
+//!   roots are isolated, every coefficient at rounding level relative to its own magnitude
+//!   (the same expansion on absolute values) is dropped: a quadrilateral that stays co-circular
+//!   in exact motion (a rectangle translating, or reflected by walls in pairs) has a
+//!   certificate of pure noise, which must not flip it back and forth. The rows of a
+//!   certificate are taken relative to one of its particles, never to a far bounding corner
+//!   (whose huge coordinates would drown the certificate of a quadrilateral at the hull in
+//!   rounding).
 //!
 //! Boxes with periodic sides are not supported (the triangulation would have to live on the
 //! torus); walls are.
@@ -31,7 +38,7 @@ use std::cmp::Ordering;
 use super::{CandidatePair, Cdo, Certificates};
 use crate::queue::EventQueue;
 use crate::{SimError, State};
-use polynomial::{RelativeMotion, certificate, first_failure};
+use polynomial::{RelativeMotion, certificate, certificate_magnitudes, first_failure};
 use predicates::{Site, orient, power_test};
 
 /// The re-check horizon in mean spacings travelled at the rms speed.
@@ -75,7 +82,7 @@ pub struct LaguerreDelaunay {
     horizon: f64,
     /// Per certificate slot: whether its pending event is only a re-check.
     recheck: Vec<std::cell::Cell<bool>>,
-    /// Scratch list of the triangles around a particle.
+    /// Scratch list of the certificate slots around the particles of a collision.
     star: Vec<u32>,
 }
 
@@ -322,6 +329,56 @@ impl LaguerreDelaunay {
         t
     }
 
+    /// The slot holding the certificate of the edge opposite local vertex `k` of triangle `t`:
+    /// `3 t + k` on the side with the lower triangle index (or on `t`'s side at the hull).
+    #[inline]
+    fn canonical_slot(&self, t: u32, k: usize) -> u32 {
+        let across = self.neighbours[t as usize][k];
+        if across == NONE || t < across {
+            3 * t + k as u32
+        } else {
+            3 * across + self.edge_towards(across, t) as u32
+        }
+    }
+
+    /// The certificate of the quadrilateral `[a, b, c, d]` (edge `ab`, triangles `abc` and `bad`;
+    /// positive when `d` is inside the power circle of `abc`), with the magnitude of its
+    /// constant term, the three rows it was expanded from and the reference site's radius and
+    /// rate.
+    ///
+    /// The rows are taken relative to a particle, never to a corner of the bounding triangle:
+    /// the determinant is invariant under translation, and a cyclic shift of the four sites
+    /// only flips its sign, so `d` is replaced by the first particle in cyclic order. Relative
+    /// to a far corner every row would be huge and the certificate rounding noise.
+    #[inline]
+    fn edge_certificate(
+        &self,
+        quad: [u32; 4],
+        state: &State<2>,
+    ) -> (polynomial::Quartic, f64, [RelativeMotion; 3], (f64, f64)) {
+        let n = self.particles as u32;
+        // An interior edge's quadrilateral has four distinct vertices, at most three corners.
+        let shift = (0..4).find(|&k| quad[(k + 3) % 4] < n).unwrap_or(0);
+        let [a, b, c, d] = std::array::from_fn(|i| quad[(i + shift) % 4]);
+        let (xd, rd) = self.site(d, state);
+        let (vd, rate_d) = self.motion(d, state);
+        let row = |x: u32| {
+            let (p, r) = self.site(x, state);
+            let (v, rate) = self.motion(x, state);
+            RelativeMotion {
+                position: [p[0] - xd[0], p[1] - xd[1]],
+                velocity: [v[0] - vd[0], v[1] - vd[1]],
+                radius: (r, rate),
+            }
+        };
+        let rows = [row(a), row(b), row(c)];
+        let (mut polynomial, magnitude) = certificate(rows, (rd, rate_d));
+        if shift % 2 == 1 {
+            polynomial = polynomial.map(|c| -c);
+        }
+        (polynomial, magnitude, rows, (rd, rate_d))
+    }
+
     /// Schedules the certificate of the edge opposite local vertex `k` of triangle `t` in its
     /// canonical slot (the side with the lower triangle index) and clears the other side.
     fn schedule_edge<Q: EventQueue>(
@@ -346,19 +403,9 @@ impl LaguerreDelaunay {
         certificates.cancel(3 * other as usize + other_k);
         let v = self.vertices[t as usize];
         let (a, b, c) = (v[(k + 1) % 3], v[(k + 2) % 3], v[k]);
-        let d = self.opposite(t, k).expect("interior edge");
-        let (xd, rd) = self.site(d, state);
-        let (vd, rate_d) = self.motion(d, state);
-        let row = |x: u32| {
-            let (p, r) = self.site(x, state);
-            let (v, rate) = self.motion(x, state);
-            RelativeMotion {
-                position: [p[0] - xd[0], p[1] - xd[1]],
-                velocity: [v[0] - vd[0], v[1] - vd[1]],
-                radius: (r, rate),
-            }
-        };
-        let (polynomial, magnitude) = certificate([row(a), row(b), row(c)], (rd, rate_d));
+        // The vertex of the other triangle across the edge.
+        let d = self.vertices[other as usize][other_k];
+        let (polynomial, magnitude, rows, reference_radius) = self.edge_certificate([a, b, c, d], state);
         // Whether the edge fails now. A freshly flipped edge is valid just after its flip by
         // construction, while its quadrilateral is still co-circular to rounding: no test. Else
         // the constant term decides when it is clear of its rounding error (the same bound as
@@ -380,7 +427,16 @@ impl LaguerreDelaunay {
             certificates.schedule(slot, certificates.now() + self.horizon);
             return;
         }
-        let tau = first_failure(&polynomial, now_invalid, self.horizon);
+        // Coefficients at rounding level carry no sign: drop them before looking for roots, so
+        // that a quadrilateral co-circular at all times (a rectangle translating or reflected
+        // by walls) does not flip back and forth on noise. The exact test above still decides
+        // the present.
+        let magnitudes = certificate_magnitudes(rows, reference_radius);
+        let tau = match polynomial::without_noise(&polynomial, &magnitudes) {
+            Some(clean) => first_failure(&clean, now_invalid, self.horizon),
+            None if now_invalid => 0.0,
+            None => f64::INFINITY,
+        };
         let recheck = tau.is_infinite() && self.horizon.is_finite();
         self.recheck[slot].set(recheck);
         certificates.schedule(slot, certificates.now() + if recheck { self.horizon } else { tau });
@@ -492,18 +548,37 @@ impl Cdo<2> for LaguerreDelaunay {
         state: &State<2>,
         certificates: &mut Certificates<'_, Q>,
     ) {
-        let mut triangles = std::mem::take(&mut self.star);
-        triangles.clear();
-        self.for_each_triangle_around(i as u32, |t| triangles.push(t));
-        // Every edge whose quadrilateral contains i, once: per triangle around i, the edge
-        // opposite i (its link) and the spoke from i to the next vertex (each spoke is shared
-        // by two consecutive triangles).
-        for &t in &triangles {
-            let l = self.local(t, i as u32);
-            self.schedule_edge(t, l, false, state, certificates);
-            self.schedule_edge(t, (l + 2) % 3, false, state, certificates);
+        self.trajectories_changed(&[i], state, certificates);
+    }
+
+    fn trajectories_changed<Q: EventQueue>(
+        &mut self,
+        involved: &[usize],
+        state: &State<2>,
+        certificates: &mut Certificates<'_, Q>,
+    ) {
+        // Every edge whose quadrilateral contains a moved particle, once: per triangle around
+        // it, the edge opposite it (its link) and the spoke to the next vertex (each spoke is
+        // shared by two consecutive triangles). Two colliding particles are neighbours, so
+        // five of their edges are in both stars: collect canonical slots and drop repeats.
+        let mut slots = std::mem::take(&mut self.star);
+        slots.clear();
+        for &i in involved {
+            let v = i as u32;
+            self.for_each_triangle_around(v, |t| {
+                let l = self.local(t, v);
+                slots.push(self.canonical_slot(t, l));
+                slots.push(self.canonical_slot(t, (l + 2) % 3));
+            });
         }
-        self.star = triangles;
+        if involved.len() > 1 {
+            slots.sort_unstable();
+            slots.dedup();
+        }
+        for &slot in &slots {
+            self.schedule_edge(slot / 3, (slot % 3) as usize, false, state, certificates);
+        }
+        self.star = slots;
     }
 
     fn certificate_failed<Q: EventQueue>(

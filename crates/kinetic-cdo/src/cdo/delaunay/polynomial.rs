@@ -32,48 +32,93 @@ pub(crate) struct RelativeMotion {
 /// `d` (whose radius and rate are `d_radius`), with the magnitude its constant term is computed
 /// with (for deciding the sign of the constant term without an exact test).
 pub(crate) fn certificate(rows: [RelativeMotion; 3], d_radius: (f64, f64)) -> (Quartic, f64) {
+    let (polynomial, [ax, ay, aw], [bx, by, bw], [cx, cy, cw]) = expand::<false>(rows, d_radius);
+    let magnitude = ax[0].abs() * (by[0].abs() * cw[0].abs() + cy[0].abs() * bw[0].abs())
+        + ay[0].abs() * (bx[0].abs() * cw[0].abs() + cx[0].abs() * bw[0].abs())
+        + aw[0].abs() * (bx[0].abs() * cy[0].abs() + by[0].abs() * cx[0].abs());
+    (polynomial, magnitude)
+}
+
+/// Per coefficient of [`certificate`], the sum of the absolute values of every product it adds
+/// up (the same expansion on absolute values, subtractions turned into additions): the scale
+/// its rounding error is relative to.
+pub(crate) fn certificate_magnitudes(rows: [RelativeMotion; 3], d_radius: (f64, f64)) -> Quartic {
+    expand::<true>(rows, d_radius).0
+}
+
+/// The relative rounding error, per unit of [`certificate_magnitudes`], below which a
+/// coefficient of [`certificate`] carries no sign: a few dozen roundings (row differences,
+/// squares, three levels of products and sums) of at most `ε` each.
+const NOISE: f64 = 64.0 * f64::EPSILON;
+
+/// The certificate with every coefficient that is at rounding level (relative to its
+/// magnitude, [`certificate_magnitudes`]) set to 0; `None` if every coefficient is: the
+/// quadrilateral is co-circular at all times to within rounding (e.g. a rectangle whose sides
+/// stay parallel), and neither diagonal is preferred.
+pub(crate) fn without_noise(polynomial: &Quartic, magnitudes: &Quartic) -> Option<Quartic> {
+    let mut clean = *polynomial;
+    for (c, m) in clean.iter_mut().zip(magnitudes) {
+        if c.abs() <= NOISE * m {
+            *c = 0.0;
+        }
+    }
+    clean.iter().any(|&c| c != 0.0).then_some(clean)
+}
+
+/// The rows' polynomials `(x, y, w)` and the determinant, written out as products. With `BOUND`
+/// every input is replaced by its absolute value and every subtraction by an addition.
+#[allow(clippy::type_complexity)]
+#[inline]
+fn expand<const BOUND: bool>(
+    rows: [RelativeMotion; 3],
+    d_radius: (f64, f64),
+) -> (Quartic, [Vec2Poly; 3], [Vec2Poly; 3], [Vec2Poly; 3]) {
+    let f = |x: f64| if BOUND { x.abs() } else { x };
+    let minus = |a: f64, b: f64| if BOUND { a + b } else { a - b };
     // Each row: x = x0 + x1 τ, y = y0 + y1 τ, w = w0 + w1 τ + w2 τ².
-    let (rd0, rd1) = d_radius;
+    let (rd0, rd1) = (f(d_radius.0), f(d_radius.1));
     let polys = rows.map(|m| {
-        let [x0, y0] = m.position;
-        let [x1, y1] = m.velocity;
-        let (r0, r1) = m.radius;
+        let [x0, y0] = m.position.map(f);
+        let [x1, y1] = m.velocity.map(f);
+        let (r0, r1) = (f(m.radius.0), f(m.radius.1));
         let w = [
-            x0 * x0 + y0 * y0 - r0 * r0 + rd0 * rd0,
-            2.0 * (x0 * x1 + y0 * y1 - r0 * r1 + rd0 * rd1),
-            x1 * x1 + y1 * y1 - r1 * r1 + rd1 * rd1,
+            minus(x0 * x0 + y0 * y0, r0 * r0) + rd0 * rd0,
+            2.0 * (minus(x0 * x1 + y0 * y1, r0 * r1) + rd0 * rd1),
+            minus(x1 * x1 + y1 * y1, r1 * r1) + rd1 * rd1,
         ];
-        ([x0, x1], [y0, y1], w)
+        [[x0, x1, 0.0], [y0, y1, 0.0], w]
     });
-    let [(ax, ay, aw), (bx, by, bw), (cx, cy, cw)] = polys;
+    let [[ax, ay, aw], [bx, by, bw], [cx, cy, cw]] = polys;
     // Linear × quadratic and linear × linear products, written out.
-    let lq = |l: [f64; 2], q: [f64; 3]| {
+    let lq = |l: Vec2Poly, q: Vec2Poly| {
         [l[0] * q[0], l[0] * q[1] + l[1] * q[0], l[0] * q[2] + l[1] * q[1], l[1] * q[2]]
     };
-    let ll = |a: [f64; 2], b: [f64; 2]| [a[0] * b[0], a[0] * b[1] + a[1] * b[0], a[1] * b[1]];
-    let minus4 = |p: [f64; 4], q: [f64; 4]| [p[0] - q[0], p[1] - q[1], p[2] - q[2], p[3] - q[3]];
+    let ll = |a: Vec2Poly, b: Vec2Poly| [a[0] * b[0], a[0] * b[1] + a[1] * b[0], a[1] * b[1]];
+    let minus4 = |p: [f64; 4], q: [f64; 4]| {
+        [minus(p[0], q[0]), minus(p[1], q[1]), minus(p[2], q[2]), minus(p[3], q[3])]
+    };
     let m1 = minus4(lq(by, cw), lq(cy, bw));
     let m2 = minus4(lq(bx, cw), lq(cx, bw));
     let m3 = {
         let (p, q) = (ll(bx, cy), ll(by, cx));
-        [p[0] - q[0], p[1] - q[1], p[2] - q[2]]
+        [minus(p[0], q[0]), minus(p[1], q[1]), minus(p[2], q[2])]
     };
     // x_a m1 − y_a m2 (linear × cubic) + w_a m3 (quadratic × quadratic).
     let mut out = [0.0; 5];
     for k in 0..4 {
-        out[k] += ax[0] * m1[k] - ay[0] * m2[k];
-        out[k + 1] += ax[1] * m1[k] - ay[1] * m2[k];
+        out[k] += minus(ax[0] * m1[k], ay[0] * m2[k]);
+        out[k + 1] += minus(ax[1] * m1[k], ay[1] * m2[k]);
     }
     for i in 0..3 {
         for j in 0..3 {
             out[i + j] += aw[i] * m3[j];
         }
     }
-    let magnitude = ax[0].abs() * (by[0].abs() * cw[0].abs() + cy[0].abs() * bw[0].abs())
-        + ay[0].abs() * (bx[0].abs() * cw[0].abs() + cx[0].abs() * bw[0].abs())
-        + aw[0].abs() * (bx[0].abs() * cy[0].abs() + by[0].abs() * cx[0].abs());
-    (out, magnitude)
+    (out, [ax, ay, aw], [bx, by, bw], [cx, cy, cw])
 }
+
+/// A polynomial of degree ≤ 2 in `τ` (a linear one has a zero last coefficient).
+type Vec2Poly = [f64; 3];
 
 /// `p(τ)` by Horner's rule.
 #[inline]
@@ -337,5 +382,95 @@ mod tests {
         assert!(p[1..].iter().all(|&c| c == 0.0));
         // d = origin is inside the circle through the three: invalid (positive).
         assert!(p[0] > 0.0);
+    }
+
+    /// The site `(position, velocity, radius, rate)` rows of four sites relative to the last.
+    fn rows_relative_to_last(
+        sites: [([f64; 2], [f64; 2], f64, f64); 4],
+    ) -> ([RelativeMotion; 3], (f64, f64)) {
+        let (xd, vd, rd, sd) = sites[3];
+        let row = |(x, v, r, s): ([f64; 2], [f64; 2], f64, f64)| RelativeMotion {
+            position: [x[0] - xd[0], x[1] - xd[1]],
+            velocity: [v[0] - vd[0], v[1] - vd[1]],
+            radius: (r, s),
+        };
+        ([row(sites[0]), row(sites[1]), row(sites[2])], (rd, sd))
+    }
+
+    #[test]
+    fn a_cyclic_shift_of_the_four_sites_flips_the_sign() {
+        let sites = [
+            ([1.0, 0.2], [0.3, -0.1], 0.2, 0.01),
+            ([-0.4, 1.1], [-0.2, 0.5], 0.3, 0.0),
+            ([-0.9, -0.7], [0.1, 0.2], 0.25, 0.02),
+            ([0.1, -0.2], [0.05, 0.0], 0.15, 0.005),
+        ];
+        let (rows, d) = rows_relative_to_last(sites);
+        let (p, _) = certificate(rows, d);
+        let shifted = [sites[1], sites[2], sites[3], sites[0]];
+        let (rows, d) = rows_relative_to_last(shifted);
+        let (q, _) = certificate(rows, d);
+        for t in [0.0, 0.4, 1.3] {
+            assert!((eval(&p, t) + eval(&q, t)).abs() < 1e-12, "{t}");
+        }
+    }
+
+    #[test]
+    fn magnitudes_bound_the_coefficients() {
+        // A deterministic spread of inputs (a small linear congruential sequence).
+        let mut seed = 12345u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for _ in 0..1000 {
+            let sites: [([f64; 2], [f64; 2], f64, f64); 4] =
+                std::array::from_fn(|_| ([next(), next()], [next(), next()], next().abs(), next() * 0.01));
+            let (rows, d) = rows_relative_to_last(sites);
+            let (p, _) = certificate(rows, d);
+            let m = certificate_magnitudes(rows, d);
+            for k in 0..5 {
+                assert!(p[k].abs() <= m[k] * (1.0 + 1e-12), "{k}: {p:?} {m:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn noise_is_dropped_and_signal_kept() {
+        // A rectangle translating as a whole: co-circular at all times, its certificate zero up
+        // to rounding (coordinates that are not binary fractions).
+        let v = [0.3, 0.1];
+        let sites = [
+            ([0.1, 0.7], v, 0.3, 0.0),
+            ([1.1, 0.7], v, 0.3, 0.0),
+            ([1.1, 1.3], v, 0.3, 0.0),
+            ([0.1, 1.3], v, 0.3, 0.0),
+        ];
+        let (rows, d) = rows_relative_to_last(sites);
+        let (p, _) = certificate(rows, d);
+        assert_eq!(without_noise(&p, &certificate_magnitudes(rows, d)), None, "{p:?}");
+        // The same rectangle widening (left side moving left, right side right): still
+        // co-circular at all times.
+        let (l, r) = ([-0.3, 0.1], [0.3, 0.1]);
+        let sites = [
+            ([0.1, 0.7], l, 0.3, 0.0),
+            ([1.1, 0.7], r, 0.3, 0.0),
+            ([1.1, 1.3], r, 0.3, 0.0),
+            ([0.1, 1.3], l, 0.3, 0.0),
+        ];
+        let (rows, d) = rows_relative_to_last(sites);
+        let (p, _) = certificate(rows, d);
+        assert_eq!(without_noise(&p, &certificate_magnitudes(rows, d)), None, "{p:?}");
+        // One corner moving inwards: a real certificate, kept as it is.
+        let sites = [
+            ([0.1, 0.7], [0.0; 2], 0.3, 0.0),
+            ([1.1, 0.7], [-0.2, 0.1], 0.3, 0.0),
+            ([1.1, 1.3], [0.0; 2], 0.3, 0.0),
+            ([0.1, 1.3], [0.0; 2], 0.3, 0.0),
+        ];
+        let (rows, d) = rows_relative_to_last(sites);
+        let (p, _) = certificate(rows, d);
+        let clean = without_noise(&p, &certificate_magnitudes(rows, d)).expect("a real certificate");
+        assert!(clean[1] != 0.0 && clean[1] == p[1], "{p:?} {clean:?}");
     }
 }
