@@ -13,7 +13,8 @@
 //! 2. **Laguerre–Delaunay**: topological events per collision against `φ` from 0.1 to 0.8 on the
 //!    walled states (table and plot), and the issue's targets: fewer than one topological event
 //!    per collision at `φ ≥ 0.6`, at least a third of the subdivision's collisions per second at
-//!    `φ ≥ 0.6` and more than it at `γ ≥ 8` (interleaved repeats on the same walled states).
+//!    `φ ≥ 0.6` and more than it at `γ ≥ 8` (interleaved repeats on the same walled states, and
+//!    at `γ ≥ 8` also on binary mixtures of the two extreme radii at equal areas).
 //! 3. **Speed targets**: collisions per second of 3D hard spheres at `N = 32 000`, `φ = 0.4` and
 //!    `0.5`, one thread, for every structure worth timing and both calendars (median of a few
 //!    repeats), against the issue's targets.
@@ -26,7 +27,8 @@
 //! 7. **Conclusions**: the paper's conclusions 1–5, confirmed or refuted in words generated from
 //!    the measured values.
 //!
-//! Units: `kT = 1`, every mass 1, the largest diameter 1 (radii uniform in `[0.5/γ, 0.5]`).
+//! Units: `kT = 1`, every mass 1, the largest diameter 1 (radii uniform in `[0.5/γ, 0.5]`, or
+//! only `0.5` and `0.5/γ` in the bidisperse states).
 //! Boxes are periodic squares and cubes, except the walled 2D states (reflecting walls on every
 //! side, the same side as the periodic box of that `n`, `φ` and `γ`). States up to `φ = 0.3`
 //! (3D) and `0.45` (2D) are placed by random sequential addition and relaxed by the engine;
@@ -255,7 +257,8 @@ fn with_queue<const D: usize, S: Cdo<D>, J: Job<D>>(
 
 /// Which initial state: `n` particles at packing fraction `phi` with diameter ratio `gamma`,
 /// relaxed by `relax` collisions per particle, in a periodic box or (`walls`) one with
-/// reflecting walls on every side.
+/// reflecting walls on every side; radii uniform in `[r_max/γ, r_max]`, or (`bidisperse`) a
+/// binary mixture of the two extremes at equal volumes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct StateSpec {
     n: usize,
@@ -263,21 +266,27 @@ struct StateSpec {
     gamma: f64,
     relax: f64,
     walls: bool,
+    bidisperse: bool,
 }
 
 impl StateSpec {
     /// A state in a periodic box.
     fn periodic(n: usize, phi: f64, gamma: f64, relax: f64) -> Self {
-        Self { n, phi, gamma, relax, walls: false }
+        Self { n, phi, gamma, relax, walls: false, bidisperse: false }
     }
 
     /// A state in a box with walls on every side.
     fn walled(n: usize, phi: f64, gamma: f64, relax: f64) -> Self {
-        Self { n, phi, gamma, relax, walls: true }
+        Self { n, phi, gamma, relax, walls: true, bidisperse: false }
+    }
+
+    /// The same state with radii `r_max` and `r_max/γ` only, at equal volumes.
+    fn bidisperse(self, bidisperse: bool) -> Self {
+        Self { bidisperse, ..self }
     }
 
     fn key(self) -> StateKey {
-        (self.n, self.phi.to_bits(), self.gamma.to_bits(), self.relax.to_bits(), self.walls)
+        (self.n, self.phi.to_bits(), self.gamma.to_bits(), self.relax.to_bits(), self.walls, self.bidisperse)
     }
 
     /// `"periodic"` or `"walls"`, for records and case names.
@@ -290,11 +299,20 @@ impl StateSpec {
             ^ self.n as u64
             ^ self.phi.to_bits().rotate_left(13)
             ^ self.gamma.to_bits().rotate_left(29)
+            ^ u64::from(self.bidisperse) << 48
     }
 }
 
+/// How radii are drawn: `"uniform"` in `[r_max/γ, r_max]` or a `"bidisperse"` mixture.
+fn sizes_label(bidisperse: bool) -> &'static str {
+    if bidisperse { "bidisperse" } else { "uniform" }
+}
+
+/// The large particles' share of the volume in the bidisperse states.
+const BIDISPERSE_LARGE_FRACTION: f64 = 0.5;
+
 /// What identifies a [`StateSpec`] exactly (the bits of its floating-point fields).
-type StateKey = (usize, u64, u64, u64, bool);
+type StateKey = (usize, u64, u64, u64, bool, bool);
 
 /// Particles in a box, ready to start a simulation from.
 #[derive(Debug, Clone)]
@@ -324,7 +342,12 @@ fn rsa_limit(dimension: usize) -> f64 {
 /// lists, or Lubachevsky–Stillinger growth (which relaxes at the end) beyond the RSA limit.
 fn prepare<const D: usize>(spec: StateSpec) -> Result<Start<D>, String> {
     let seed = spec.seed(D);
-    let radii = init::polydisperse_radii(spec.n, R_MAX, spec.gamma, seed).map_err(|e| e.to_string())?;
+    let radii = if spec.bidisperse {
+        init::bidisperse_radii::<D>(spec.n, R_MAX, spec.gamma, BIDISPERSE_LARGE_FRACTION)
+    } else {
+        init::polydisperse_radii(spec.n, R_MAX, spec.gamma, seed)
+    }
+    .map_err(|e| e.to_string())?;
     let side = init::cube_side_for::<D>(&radii, spec.phi);
     let sim_box = if spec.walls { SimBox::walls([side; D]) } else { SimBox::periodic([side; D]) }
         .map_err(|e| e.to_string())?;
@@ -624,8 +647,9 @@ struct Plan {
     /// comparison with the subdivision run at this `n`.
     delaunay_n: usize,
     sweep_phis: Vec<f64>,
-    /// The speed comparison: `(φ, γ)` states, collisions per particle timed, interleaved repeats.
-    versus_states: Vec<(f64, f64)>,
+    /// The speed comparison: `(φ, γ, bidisperse)` states, collisions per particle timed,
+    /// interleaved repeats.
+    versus_states: Vec<(f64, f64, bool)>,
     versus_cpp: f64,
     versus_repeats: usize,
     // Speed targets (3D, γ = 1).
@@ -676,7 +700,15 @@ impl Plan {
                 walled_cpp: 3.0,
                 delaunay_n: 4_000,
                 sweep_phis: vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
-                versus_states: vec![(0.6, 1.0), (0.7, 1.0), (0.8, 1.0), (0.6, 8.0), (0.7, 8.0)],
+                versus_states: vec![
+                    (0.6, 1.0, false),
+                    (0.7, 1.0, false),
+                    (0.8, 1.0, false),
+                    (0.6, 8.0, false),
+                    (0.7, 8.0, false),
+                    (0.6, 8.0, true),
+                    (0.7, 8.0, true),
+                ],
                 versus_cpp: 6.0,
                 versus_repeats: 5,
                 speed_n: 32_000,
@@ -719,14 +751,18 @@ impl Plan {
                 delaunay_n: 4_000,
                 sweep_phis: vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
                 versus_states: vec![
-                    (0.6, 1.0),
-                    (0.7, 1.0),
-                    (0.8, 1.0),
-                    (0.6, 8.0),
-                    (0.7, 8.0),
-                    (0.8, 8.0),
-                    (0.6, 10.0),
-                    (0.7, 10.0),
+                    (0.6, 1.0, false),
+                    (0.7, 1.0, false),
+                    (0.8, 1.0, false),
+                    (0.6, 8.0, false),
+                    (0.7, 8.0, false),
+                    (0.8, 8.0, false),
+                    (0.6, 10.0, false),
+                    (0.7, 10.0, false),
+                    (0.6, 8.0, true),
+                    (0.7, 8.0, true),
+                    (0.6, 10.0, true),
+                    (0.7, 10.0, true),
                 ],
                 versus_cpp: 40.0,
                 versus_repeats: 7,
@@ -801,7 +837,12 @@ impl Plan {
                 .flat_map(move |&gamma| self.walled_phis.iter().map(move |&phi| (n, phi, gamma)))
         });
         let sweep = self.sweep_phis.iter().map(|&phi| (self.delaunay_n, phi, 1.0));
-        let versus = self.versus_states.iter().map(|&(phi, gamma)| (self.delaunay_n, phi, gamma));
+        // The bidisperse states are timed only (not Table 1 states).
+        let versus = self
+            .versus_states
+            .iter()
+            .filter(|&&(_, _, bidisperse)| !bidisperse)
+            .map(|&(phi, gamma, _)| (self.delaunay_n, phi, gamma));
         for (n, phi, gamma) in grid.chain(sweep).chain(versus) {
             let spec = StateSpec::walled(n, phi, gamma, self.table_relax);
             if !states.contains(&spec) {
@@ -1283,6 +1324,8 @@ struct VersusRow {
     n: usize,
     phi: f64,
     gamma: f64,
+    /// Radii `r_max` and `r_max/γ` only, at equal volumes (else uniform in between).
+    bidisperse: bool,
     collisions: u64,
     delaunay: Timing,
     subdivision: Timing,
@@ -1340,11 +1383,17 @@ fn measure_versus(report: &mut Report, plan: &Plan, starts: &mut Starts<2>) -> V
     sweep(
         report,
         &plan.versus_states,
-        |(phi, gamma)| {
-            format!("2D walls n={} φ={phi} γ={gamma} Laguerre–Delaunay vs subdivision", plan.delaunay_n)
+        |&(phi, gamma, bidisperse)| {
+            format!(
+                "2D walls n={} φ={phi} γ={gamma} {} Laguerre–Delaunay vs subdivision",
+                plan.delaunay_n,
+                sizes_label(bidisperse)
+            )
         },
-        |&(phi, gamma)| {
-            let start = starts.get(StateSpec::walled(plan.delaunay_n, phi, gamma, plan.table_relax))?;
+        |&(phi, gamma, bidisperse)| {
+            let spec =
+                StateSpec::walled(plan.delaunay_n, phi, gamma, plan.table_relax).bidisperse(bidisperse);
+            let start = starts.get(spec)?;
             let collisions = per_particle(plan.versus_cpp, plan.delaunay_n).max(MIN_COLLISIONS);
             let (mut delaunay, mut subdivision) = (Vec::new(), Vec::new());
             for _ in 0..plan.versus_repeats.max(1) {
@@ -1361,6 +1410,7 @@ fn measure_versus(report: &mut Report, plan: &Plan, starts: &mut Starts<2>) -> V
                 n: plan.delaunay_n,
                 phi,
                 gamma,
+                bidisperse,
                 collisions,
                 delaunay: timing(&delaunay)?,
                 subdivision: timing(&subdivision)?,
@@ -1441,6 +1491,7 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
         "n",
         "φ",
         "γ",
+        "radii",
         "Laguerre–Delaunay collisions/s (fastest; median)",
         "subdivision collisions/s (fastest; median)",
         "ratio (fastest)",
@@ -1448,19 +1499,23 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
         "target",
         "met",
     ])
-    .align_right(&[0, 1, 2, 3, 4, 5, 6]);
+    .align_right(&[0, 1, 2, 4, 5, 6, 7]);
     let range = |collisions: u64, t: &Timing| {
         format!("{}/s; {}/s", si(collisions as f64 / t.min), si(collisions as f64 / t.median))
     };
     for row in versus {
-        let case =
-            format!("delaunay-vs-subdivision/2d-walls/n={}/phi={}/gamma={}", row.n, row.phi, row.gamma);
+        let sizes = sizes_label(row.bidisperse);
+        let case = format!(
+            "delaunay-vs-subdivision/2d-walls/n={}/phi={}/gamma={}/{sizes}",
+            row.n, row.phi, row.gamma
+        );
         let params = |r: Record| {
             r.param("dimension", 2)
                 .param("boundary", "walls")
                 .param("n", row.n)
                 .param("phi", row.phi)
                 .param("gamma", row.gamma)
+                .param("radii", sizes)
                 .param("queue", Queue::Heap.id())
                 .param("collisions", row.collisions)
                 .param("repeats", row.delaunay.samples)
@@ -1487,7 +1542,7 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
                     } else {
                         format!("within 3× of the subdivision's collisions/s at φ ≥ {DELAUNAY_DENSE_PHI}")
                     },
-                    format!("n = {}, φ = {}, γ = {}", count(row.n), row.phi, row.gamma),
+                    format!("n = {}, φ = {}, γ = {}, {sizes} radii", count(row.n), row.phi, row.gamma),
                     format!(
                         "ratio {}× (medians {}×){}",
                         significant(row.ratio(), 3),
@@ -1498,7 +1553,7 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
                 ]);
                 if !met {
                     missed.push(format!(
-                        "Laguerre–Delaunay / subdivision = {}× (medians {}×) at φ = {}, γ = {} (target {text})",
+                        "Laguerre–Delaunay / subdivision = {}× (medians {}×) at φ = {}, γ = {}, {sizes} radii (target {text})",
                         significant(row.ratio(), 3),
                         significant(row.median_ratio(), 3),
                         row.phi,
@@ -1513,6 +1568,7 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
             count(row.n),
             significant(row.phi, 2),
             significant(row.gamma, 2),
+            sizes.to_owned(),
             range(row.collisions, &row.delaunay),
             range(row.collisions, &row.subdivision),
             format!("{}×", significant(row.ratio(), 3)),
@@ -2928,11 +2984,12 @@ fn delaunay_independence(rows: &[TableRow]) -> Option<String> {
 
 /// Conclusion 4: dependence on the radius distribution and the density, judged on the counts of
 /// Table 1 (A and E are deterministic; single-run collision rates are noisier).
-fn conclusion_radii(rows: &[TableRow]) -> String {
-    let delaunay = delaunay_independence(rows).unwrap_or_else(|| {
+fn conclusion_radii(rows: &[TableRow], versus: &[VersusRow]) -> String {
+    let mut delaunay = delaunay_independence(rows).unwrap_or_else(|| {
         "The triangulation was not measured (it needs walled 2D states), so its half cannot be tested."
             .to_owned()
     });
+    delaunay.push_str(&mixture_speed(versus));
     let Some(n_max) = group_n_max(rows, 3, false) else {
         return format!(
             "**4. Only the Delaunay method is independent of the radius distribution and the density.** {delaunay}"
@@ -3020,6 +3077,32 @@ fn conclusion_radii(rows: &[TableRow]) -> String {
     )
 }
 
+/// The timed comparison with the subdivision at wide size ratios, uniform radii beside binary
+/// mixtures (empty without such rows).
+fn mixture_speed(versus: &[VersusRow]) -> String {
+    let wide: Vec<&VersusRow> = versus.iter().filter(|r| r.gamma >= DELAUNAY_WIDE_GAMMA).collect();
+    if wide.is_empty() {
+        return String::new();
+    }
+    let describe = |bidisperse: bool| {
+        let cases: Vec<String> = wide
+            .iter()
+            .filter(|r| r.bidisperse == bidisperse)
+            .map(|r| format!("{}× at φ = {}, γ = {}", significant(r.ratio(), 2), r.phi, r.gamma))
+            .collect();
+        cases.join(", ")
+    };
+    format!(
+        " Timed against the subdivision (2D, walls, n = {}): with radii uniform between the extremes the \
+         triangulation runs at {} of its speed (most disks are then of middling size and the cells stay nearly \
+         as sparse as at γ = 1); in binary mixtures at equal areas, where the small disks outnumber the large ones \
+         γ² : 1 and crowd the cells sized by the large ones, at {}.",
+        count(wide[0].n),
+        describe(false),
+        describe(true),
+    )
+}
+
 /// Conclusion 5: what must be known in advance (a property of the code, not a measurement).
 fn conclusion_advance_knowledge() -> String {
     "**5. The subdivision needs the size of space and of the largest particle in advance.** A property of the \
@@ -3043,7 +3126,7 @@ fn add_conclusions(report: &mut Report, plan: &Plan, rows: &[TableRow], versus: 
         conclusion_events(rows, plan, versus),
         conclusion_memory(rows),
         conclusion_density(rows),
-        conclusion_radii(rows),
+        conclusion_radii(rows, versus),
         conclusion_advance_knowledge(),
     ];
     let section = report.section("The paper's conclusions against the measurements");
@@ -3202,14 +3285,25 @@ mod tests {
         for &phi in &plan.sweep_phis {
             assert!(states.iter().any(|s| s.n == plan.delaunay_n && s.phi == phi && s.gamma == 1.0));
         }
-        for &(phi, gamma) in &plan.versus_states {
-            assert!(states.iter().any(|s| s.n == plan.delaunay_n && s.phi == phi && s.gamma == gamma));
+        for &(phi, gamma, bidisperse) in &plan.versus_states {
+            // Bidisperse states are timed only.
+            assert!(
+                bidisperse
+                    || states.iter().any(|s| s.n == plan.delaunay_n && s.phi == phi && s.gamma == gamma)
+            );
         }
         let mut keys: Vec<_> = states.iter().map(|s| s.key()).collect();
         keys.dedup();
         assert_eq!(keys.len(), states.len());
-        assert!(plan.versus_states.iter().any(|&(phi, _)| phi >= DELAUNAY_DENSE_PHI));
-        assert!(plan.versus_states.iter().any(|&(_, gamma)| gamma >= DELAUNAY_WIDE_GAMMA));
+        assert!(states.iter().all(|s| !s.bidisperse));
+        assert!(plan.versus_states.iter().any(|&(phi, _, _)| phi >= DELAUNAY_DENSE_PHI));
+        for bidisperse in [false, true] {
+            assert!(
+                plan.versus_states
+                    .iter()
+                    .any(|&(_, gamma, b)| gamma >= DELAUNAY_WIDE_GAMMA && b == bidisperse)
+            );
+        }
     }
 
     #[test]

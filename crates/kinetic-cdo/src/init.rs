@@ -67,6 +67,48 @@ pub fn polydisperse_radii(n: usize, r_max: f64, gamma: f64, seed: u64) -> Result
     Ok(radii)
 }
 
+/// `n` radii of two sizes, `r_max` and `r_max/γ` (a binary mixture, diameter ratio `γ`), with
+/// the large particles taking the fraction `large_volume_fraction` of the particles' total
+/// volume (area in 2D): `n_L / n_S = f / (1 − f) / γ^D`, rounded, with at least one particle of
+/// each size when `n ≥ 2`. The large radii come first.
+///
+/// Binary mixtures are where cell-based structures suffer most from a wide size ratio: cells
+/// are sized by the large particles, and at equal volumes the small ones outnumber them
+/// `γ^D : 1` and crowd every cell.
+///
+/// # Errors
+/// [`SimError::InvalidParameter`] for `r_max` or `γ` not finite, `r_max <= 0`, `γ < 1`, or a
+/// fraction outside `(0, 1)`.
+///
+/// ```
+/// // Equal areas in 2D with γ = 8: 64 small disks per large one.
+/// let radii = kinetic_cdo::init::bidisperse_radii::<2>(650, 0.5, 8.0, 0.5).unwrap();
+/// assert_eq!(radii.iter().filter(|&&r| r == 0.5).count(), 10);
+/// assert_eq!(radii.iter().filter(|&&r| r == 0.0625).count(), 640);
+/// ```
+pub fn bidisperse_radii<const D: usize>(
+    n: usize,
+    r_max: f64,
+    gamma: f64,
+    large_volume_fraction: f64,
+) -> Result<Vec<f64>, SimError> {
+    // The same checks as the polydisperse radii (no particle is drawn).
+    polydisperse_radii(0, r_max, gamma, 0)?;
+    let f = large_volume_fraction;
+    if !(f > 0.0 && f < 1.0) {
+        return Err(SimError::InvalidParameter {
+            name: "large_volume_fraction",
+            value: f,
+            reason: "must lie strictly between 0 and 1",
+        });
+    }
+    // Large per small particle.
+    let per_small = f / (1.0 - f) / gamma.powi(D as i32);
+    let large = (n as f64 * per_small / (1.0 + per_small)).round() as usize;
+    let large = if n >= 2 { large.clamp(1, n - 1) } else { large.min(n) };
+    Ok((0..n).map(|i| if i < large { r_max } else { r_max / gamma }).collect())
+}
+
 /// The side of a cubic box in which `radii` fill the packing fraction `phi`.
 ///
 /// ```

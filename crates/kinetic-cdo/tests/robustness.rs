@@ -427,6 +427,16 @@ fn invalid_boxes_and_init_parameters() {
             Err(SimError::InvalidParameter { name: "gamma", .. })
         ));
     }
+    for fraction in [0.0, 1.0, -0.5, f64::NAN] {
+        assert!(matches!(
+            init::bidisperse_radii::<2>(10, 0.5, 4.0, fraction),
+            Err(SimError::InvalidParameter { name: "large_volume_fraction", .. })
+        ));
+    }
+    assert!(matches!(
+        init::bidisperse_radii::<3>(10, 0.5, 0.9, 0.5),
+        Err(SimError::InvalidParameter { name: "gamma", .. })
+    ));
     let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
     for kt in [-1.0, f64::NAN, f64::INFINITY] {
         let result = init::random_placement(&sim_box, &[0.5; 4], init::MassRule::Unit, kt, 1);
@@ -459,6 +469,24 @@ fn init_outputs_are_valid() {
     assert_eq!(max, 0.5);
     assert!((max / min - 4.0).abs() < 1e-12, "γ = {}", max / min);
     assert!(init::polydisperse_radii(50, 0.3, 1.0, 3).unwrap().iter().all(|&r| r == 0.3));
+    // Binary mixtures: two sizes, the large ones holding the requested share of the volume
+    // (to within one particle's rounding), at least one of each.
+    for (n, gamma, fraction) in [(1000, 8.0, 0.5), (5000, 10.0, 0.3), (3, 10.0, 0.01), (2, 2.0, 0.99)] {
+        let radii = init::bidisperse_radii::<3>(n, 0.5, gamma, fraction).unwrap();
+        assert_eq!(radii.len(), n);
+        let large = radii.iter().filter(|&&r| r == 0.5).count();
+        let small = radii.iter().filter(|&&r| r == 0.5 / gamma).count();
+        assert_eq!(large + small, n);
+        assert!(large >= 1 && small >= 1);
+        let volume = |r: f64| r.powi(3);
+        let total: f64 = radii.iter().map(|&r| volume(r)).sum();
+        let share = large as f64 * volume(0.5) / total;
+        let one_particle = volume(0.5) / total;
+        assert!(
+            large == 1 || small == 1 || (share - fraction).abs() <= one_particle,
+            "{share} vs {fraction}"
+        );
+    }
     let side = init::cube_side_for::<3>(&radii, 0.3);
     let volume: f64 = radii.iter().map(|r| 4.0 / 3.0 * std::f64::consts::PI * r * r * r).sum();
     assert!((volume / side.powi(3) - 0.3).abs() < 1e-12);

@@ -80,8 +80,16 @@ pub struct LaguerreDelaunay {
     /// How far ahead a certificate's failure is solved for; beyond it the slot only asks for a
     /// re-check (most edges are recomputed by a collision long before they could fail).
     horizon: f64,
-    /// Per certificate slot: whether its pending event is only a re-check.
-    recheck: Vec<std::cell::Cell<bool>>,
+    /// Per certificate slot: the time of its pending re-check (`INFINITY`: none). A slot has a
+    /// re-check in [`rechecks`](Self::rechecks) or a failure in the engine's queue, never both.
+    recheck_at: Vec<std::cell::Cell<f64>>,
+    /// Pending re-checks `(time, slot)` in order of time: each is scheduled one horizon after the
+    /// present, so appending keeps the order, and the engine's queue holds only the earliest (in
+    /// the slot after the edges'). Entries whose slot was recomputed since are stale and skipped
+    /// (`recheck_at` no longer matches). In dense systems nearly every re-check is superseded by
+    /// a collision of one of the quadrilateral's particles before it is due, so keeping them
+    /// out of the queue spares a queue update per recomputed certificate.
+    rechecks: std::cell::RefCell<std::collections::VecDeque<(f64, u32)>>,
     /// Scratch list of the certificate slots around the particles of a collision.
     star: Vec<u32>,
 }
@@ -391,7 +399,7 @@ impl LaguerreDelaunay {
     ) {
         let across = self.neighbours[t as usize][k];
         if across == NONE {
-            certificates.cancel(3 * t as usize + k);
+            self.clear_slot(3 * t as usize + k, certificates);
             return;
         }
         let (t, k, other, other_k) = if t < across {
@@ -400,7 +408,7 @@ impl LaguerreDelaunay {
             let j = self.edge_towards(across, t);
             (across, j, t, k)
         };
-        certificates.cancel(3 * other as usize + other_k);
+        self.clear_slot(3 * other as usize + other_k, certificates);
         let v = self.vertices[t as usize];
         let (a, b, c) = (v[(k + 1) % 3], v[(k + 2) % 3], v[k]);
         // The vertex of the other triangle across the edge.
@@ -423,8 +431,7 @@ impl LaguerreDelaunay {
         // Cheap first: most edges provably cannot fail within the horizon (and are recomputed
         // by a collision before it ends); re-check them then. Solve only when it may be near.
         if !now_invalid && polynomial[0] < 0.0 && polynomial::no_root_before(&polynomial, self.horizon) {
-            self.recheck[slot].set(true);
-            certificates.schedule(slot, certificates.now() + self.horizon);
+            self.schedule_recheck(slot, certificates);
             return;
         }
         // Coefficients at rounding level carry no sign: drop them before looking for roots, so
@@ -437,9 +444,60 @@ impl LaguerreDelaunay {
             None if now_invalid => 0.0,
             None => f64::INFINITY,
         };
-        let recheck = tau.is_infinite() && self.horizon.is_finite();
-        self.recheck[slot].set(recheck);
-        certificates.schedule(slot, certificates.now() + if recheck { self.horizon } else { tau });
+        if tau.is_infinite() && self.horizon.is_finite() {
+            self.schedule_recheck(slot, certificates);
+        } else {
+            self.recheck_at[slot].set(f64::INFINITY);
+            certificates.schedule(slot, certificates.now() + tau);
+        }
+    }
+
+    /// The slot of the earliest pending re-check in the engine's queue (after every edge's).
+    fn recheck_slot(&self) -> usize {
+        self.recheck_at.len()
+    }
+
+    /// Replaces whatever `slot` has pending by a re-check one horizon from now.
+    #[inline]
+    fn schedule_recheck<Q: EventQueue>(&self, slot: usize, certificates: &mut Certificates<'_, Q>) {
+        certificates.cancel(slot);
+        let time = certificates.now() + self.horizon;
+        self.recheck_at[slot].set(time);
+        let mut rechecks = self.rechecks.borrow_mut();
+        if rechecks.is_empty() {
+            certificates.schedule(self.recheck_slot(), time);
+        }
+        rechecks.push_back((time, slot as u32));
+    }
+
+    /// Removes whatever `slot` has pending (a stale re-check entry is skipped when it comes up).
+    #[inline]
+    fn clear_slot<Q: EventQueue>(&self, slot: usize, certificates: &mut Certificates<'_, Q>) {
+        certificates.cancel(slot);
+        self.recheck_at[slot].set(f64::INFINITY);
+    }
+
+    /// The re-check that is due now, if any: stale entries are dropped, the entry returned is
+    /// removed, and the queue is set to the next entry's time.
+    fn take_due_recheck<Q: EventQueue>(&self, certificates: &mut Certificates<'_, Q>) -> Option<usize> {
+        let mut rechecks = self.rechecks.borrow_mut();
+        let mut due = None;
+        while let Some(&(time, slot)) = rechecks.front() {
+            if self.recheck_at[slot as usize].get() != time {
+                rechecks.pop_front();
+            } else if due.is_none() && time <= certificates.now() {
+                rechecks.pop_front();
+                self.recheck_at[slot as usize].set(f64::INFINITY);
+                due = Some(slot as usize);
+            } else {
+                break;
+            }
+        }
+        match rechecks.front() {
+            Some(&(time, _)) => certificates.schedule(self.recheck_slot(), time),
+            None => certificates.cancel(self.recheck_slot()),
+        }
+        due
     }
 
     /// Calls `f(t)` for every triangle around vertex `v` (counter-clockwise).
@@ -516,7 +574,8 @@ impl Cdo<2> for LaguerreDelaunay {
                 / n.max(1) as f64;
         self.horizon =
             if mean_square > 0.0 { HORIZON_SPACINGS * spacing / mean_square.sqrt() } else { f64::INFINITY };
-        self.recheck = vec![std::cell::Cell::new(false); self.certificate_slots(n)];
+        self.recheck_at = vec![std::cell::Cell::new(f64::INFINITY); self.certificate_slots(n) - 1];
+        self.rechecks.get_mut().clear();
         for t in 0..self.vertices.len() as u32 {
             for k in 0..3 {
                 self.schedule_edge(t, k, false, state, certificates);
@@ -526,8 +585,9 @@ impl Cdo<2> for LaguerreDelaunay {
     }
 
     fn certificate_slots(&self, particles: usize) -> usize {
-        // 2n + 1 triangles for n points inside a bounding triangle, three edges each.
-        3 * (2 * particles + 1)
+        // 2n + 1 triangles for n points inside a bounding triangle, three edges each, and the
+        // earliest pending re-check.
+        3 * (2 * particles + 1) + 1
     }
 
     fn for_each_candidate(&self, i: usize, _: &State<2>, mut f: impl FnMut(usize, [f64; 2])) {
@@ -588,12 +648,13 @@ impl Cdo<2> for LaguerreDelaunay {
         certificates: &mut Certificates<'_, Q>,
         new_pairs: &mut Vec<CandidatePair<2>>,
     ) -> Option<usize> {
-        let (t, k) = ((slot / 3) as u32, slot % 3);
-        if self.recheck[slot].get() {
-            self.schedule_edge(t, k, false, state, certificates);
+        if slot == self.recheck_slot() {
+            if let Some(due) = self.take_due_recheck(certificates) {
+                self.schedule_edge((due / 3) as u32, due % 3, false, state, certificates);
+            }
             return None;
         }
-        let (t1, t2, c, d) = self.flip(t, k);
+        let (t1, t2, c, d) = self.flip((slot / 3) as u32, slot % 3);
         // t1 = (c, a, d), t2 = (d, b, c): the new edge c-d (opposite a in t1) and the four
         // outer edges, each once.
         self.schedule_edge(t1, 1, true, state, certificates);
@@ -614,7 +675,8 @@ impl Cdo<2> for LaguerreDelaunay {
         self.vertices.capacity() * 12
             + self.neighbours.capacity() * 12
             + self.incident.capacity() * 4
-            + self.recheck.capacity()
+            + self.recheck_at.capacity() * 8
+            + self.rechecks.borrow().capacity() * 16
             + (self.stack.capacity() + self.star.capacity()) * 8
     }
 }
