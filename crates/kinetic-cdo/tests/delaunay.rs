@@ -716,12 +716,14 @@ fn kinetic_triangulation_equals_rebuild_between_events() {
         (90, 1.0, 0.7, 27, 500),
     ];
     let mut report = Vec::new();
+    let scale = long_run_scale();
     for (n, gamma, phi, seed, collisions) in cases {
+        let collisions = collisions * scale;
         let label = format!("n = {n}, γ = {gamma}, φ = {phi}, seed {seed}");
         let (particles, lengths) = random_system(n, gamma, phi, seed);
         let mut sim = simulation(particles, lengths);
         let l = label.clone();
-        let (sim, seen) = watchdog(&label, 120, move || {
+        let (sim, seen) = watchdog(&label, 120 * scale, move || {
             let seen = follow_events(&mut sim, collisions, usize::MAX, 50, false, &l);
             (sim, seen)
         });
@@ -737,6 +739,13 @@ fn kinetic_triangulation_equals_rebuild_between_events() {
         ));
     }
     eprintln!("{}", report.join("\n"));
+}
+
+/// How many times longer than in CI the long random runs go: `DELAUNAY_TEST_SCALE` (default 1),
+/// for runs by hand such as `DELAUNAY_TEST_SCALE=20 cargo test --release -p kinetic-cdo --test
+/// delaunay kinetic_triangulation_equals_rebuild`.
+fn long_run_scale() -> u64 {
+    std::env::var("DELAUNAY_TEST_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1).max(1)
 }
 
 /// Gravity with walls: particles accelerate, so edges whose quadrilateral includes one of the
@@ -816,12 +825,14 @@ fn lockstep_with_a_brute_force_oracle() {
     ];
     let mut total = 0;
     let mut report = Vec::new();
+    let scale = long_run_scale();
     for (n, gamma, phi, seed, collisions) in cases {
+        let collisions = collisions * scale as usize;
         let label = format!("n = {n}, γ = {gamma}, φ = {phi}, seed {seed}");
         let (particles, lengths) = random_system(n, gamma, phi, seed);
         let mut sim = simulation(particles, lengths);
         let l = label.clone();
-        let seen = watchdog(&label, 120, move || lockstep(&mut sim, collisions, 10, &l));
+        let seen = watchdog(&label, 120 * scale, move || lockstep(&mut sim, collisions, 10, &l));
         assert!(seen.pairs > collisions / 2, "{label}: too few pair collisions ({seen:?})");
         total += seen.pairs + seen.walls;
         report.push(format!("{label}: {seen:?}"));
