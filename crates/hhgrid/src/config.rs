@@ -53,8 +53,8 @@ pub enum BaseCellSize {
 /// The order of the pairs that detection reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PairOrder {
-    /// The traversal order of Algorithm 4 (grids from fine to coarse, occupied cells in list
-    /// order). Deterministic for a given history of operations; the fastest.
+    /// The traversal order of Algorithm 4 (grids from fine to coarse, occupied cells by
+    /// increasing storage index). Deterministic for a given history of operations; the fastest.
     #[default]
     Traversal,
     /// Sorted by handle (each pair `(a, b)` has `a < b`): the same output for the same set of

@@ -76,3 +76,11 @@ pub struct ObjectOptions {
     /// Collision groups, checked inside detection before the box test.
     pub groups: CollisionGroups,
 }
+
+impl ObjectOptions {
+    /// Whether these options can keep an overlapping pair from being reported (static, or not
+    /// in every group).
+    pub(crate) fn is_restricting(&self) -> bool {
+        self.is_static || self.groups != CollisionGroups::ALL
+    }
+}

@@ -17,7 +17,7 @@
 //! face along each axis), with the periodic wrap built in. A cell finds its table from its
 //! coordinates, so no per-cell pointer is stored.
 
-use geometry_core::DVec3;
+use geometry_core::{Aabb, DVec3};
 use smallvec::SmallVec;
 
 /// Marks an empty cell in [`HashGrid::cells`].
@@ -28,11 +28,13 @@ pub(crate) const EMPTY: u32 = u32::MAX;
 const MAX_CELL_COORDINATE: f64 = (1u64 << 40) as f64;
 
 /// `⌊v⌋` for `|v| < 2^53`, without the libm call that `f64::floor` becomes on baseline x86-64
-/// (no SSE4.1 rounding instruction): truncate, then step down for negative non-integers.
+/// (no SSE4.1 rounding instruction): truncate, then step down for negative non-integers. Out of
+/// range the result is meaningless but the call is harmless (callers that skip the range check
+/// discard it).
 #[inline]
 fn floor_to_i64(v: f64) -> i64 {
     let t = v as i64;
-    if (t as f64) > v { t - 1 } else { t }
+    if (t as f64) > v { t.wrapping_sub(1) } else { t }
 }
 
 /// The object container of a cell. Up to four objects are stored inline.
@@ -65,8 +67,6 @@ pub(crate) struct HashGrid {
     offsets: Box<[[i32; 27]; 27]>,
     pub(crate) object_count: usize,
     cell_reserve: usize,
-    /// Occupied-list entries appended or moved since the list was last sorted by cell index.
-    displaced: usize,
 }
 
 impl HashGrid {
@@ -90,7 +90,6 @@ impl HashGrid {
             offsets: Box::new([[0; 27]; 27]),
             object_count: 0,
             cell_reserve,
-            displaced: 0,
         };
         grid.compute_offsets();
         grid
@@ -140,6 +139,24 @@ impl HashGrid {
         }
     }
 
+    /// The storage index of the cell of `aabb.min` when this grid can hold `aabb` there: both
+    /// corners placeable ([`coordinates`](Self::coordinates) is `Some`) and at most two cells
+    /// spanned per axis. The same decision as computing both corners' coordinates, in one
+    /// branch-free pass (the per-object cost of an update).
+    #[inline]
+    pub(crate) fn home_cell(&self, aabb: &Aabb) -> Option<u32> {
+        let (lo, hi) = (aabb.min * self.inv_cell_size, aabb.max * self.inv_cell_size);
+        let mut fits = true;
+        let mut c = [0i64; 3];
+        for k in 0..3 {
+            fits &= (lo[k].abs() < MAX_CELL_COORDINATE) & (hi[k].abs() < MAX_CELL_COORDINATE);
+            c[k] = floor_to_i64(lo[k]);
+            // Wrapping: out-of-range values saturate, and `fits` is false for them anyway.
+            fits &= floor_to_i64(hi[k]).wrapping_sub(c[k]) <= 1;
+        }
+        fits.then(|| self.hash(c))
+    }
+
     /// The storage index of the cell with coordinates `c` (modulo by bit masks).
     #[inline]
     pub(crate) fn hash(&self, c: [i64; 3]) -> u32 {
@@ -168,6 +185,14 @@ impl HashGrid {
         &self.offsets[class(x, bx) + 3 * class(y, by) + 9 * class(z, bz)]
     }
 
+    /// Whether cell `cell` lies off the grid's x border (`0 < x < nx - 1`): then its row
+    /// neighbours `cell - 1` and `cell + 1` are its x neighbours, without periodic wrap.
+    #[inline]
+    pub(crate) fn x_is_inner(&self, cell: u32) -> bool {
+        let x = cell & ((1 << self.bits[0]) - 1);
+        x.wrapping_sub(1) < (1 << self.bits[0]) - 2
+    }
+
     /// The objects of cell `cell`, if it is occupied.
     #[inline]
     pub(crate) fn objects_in(&self, cell: u32) -> Option<&CellObjects> {
@@ -186,7 +211,6 @@ impl HashGrid {
                 CellObjects::new()
             };
             self.occupied.push(OccupiedCell { cell, objects });
-            self.displaced += 1;
             &mut self.occupied.last_mut().expect("just pushed").objects
         } else {
             &mut self.occupied[slot as usize].objects
@@ -210,7 +234,6 @@ impl HashGrid {
             self.cells[cell as usize] = EMPTY;
             if let Some(moved_cell) = self.occupied.get(slot) {
                 self.cells[moved_cell.cell as usize] = slot as u32;
-                self.displaced += 1;
             }
         }
         moved
@@ -241,28 +264,20 @@ impl HashGrid {
         Some(objects)
     }
 
-    /// Sorts the occupied list by cell index, so that traversal walks `cells` (and detection's
-    /// packed rows) in memory order: neighbouring cells are then processed one after the other
-    /// and their data is already in cache. The sort is stable and adaptive (runs of sorted
-    /// entries cost linear time), so re-sorting after a few displacements is cheap.
+    /// Sorts the occupied list by cell index, so that walking it (to snapshot the cells for
+    /// detection, or to drain the grid) reads `cells` in memory order. Detection traverses the
+    /// cells in index order whatever this list's order (see the `packed` module); this only
+    /// improves the locality of reading the cells' containers.
     pub(crate) fn sort_occupied(&mut self, parallel: bool) {
+        // Cells are unique, so an unstable sort gives the one order.
         if parallel {
             use rayon::slice::ParallelSliceMut;
-            self.occupied.par_sort_by_key(|o| o.cell);
+            self.occupied.par_sort_unstable_by_key(|o| o.cell);
         } else {
-            self.occupied.sort_by_key(|o| o.cell);
+            self.occupied.sort_unstable_by_key(|o| o.cell);
         }
         for (slot, o) in self.occupied.iter().enumerate() {
             self.cells[o.cell as usize] = slot as u32;
-        }
-        self.displaced = 0;
-    }
-
-    /// Re-sorts the occupied list when more than 1/16 of it has been displaced since the last
-    /// sort (measured to pay for itself from about 10⁴ objects on, and cheap below that).
-    pub(crate) fn keep_sorted(&mut self, parallel: bool) {
-        if self.displaced * 16 > self.occupied.len() {
-            self.sort_occupied(parallel);
         }
     }
 
@@ -326,6 +341,45 @@ mod tests {
         }
         assert_eq!(grid.hash([-1, 0, 0]), 3);
         assert_eq!(grid.coordinates(DVec3::new(1e300, 0.0, 0.0)), None);
+    }
+
+    /// `home_cell` makes the decision of computing both corners' coordinates: placeable, at
+    /// most two cells spanned per axis, and then the cell of the minimum corner.
+    #[test]
+    fn home_cell_agrees_with_the_corner_coordinates() {
+        let grid = HashGrid::new(0, 0.75, 0.375, [8, 4, 16], 0);
+        let values = [
+            -1e300,
+            -2.0e12,
+            -1.5,
+            -0.75,
+            -0.749_999_999_999_999_9,
+            -1e-300,
+            0.0,
+            0.3,
+            0.75,
+            1.499_999_999_999_999_8,
+            1.5,
+            2.25,
+            8.2e11,
+            1e300,
+        ];
+        for &lo in &values {
+            for &hi in values.iter().filter(|&&hi| hi >= lo) {
+                for axis in 0..3 {
+                    let mut min = DVec3::splat(0.1);
+                    let mut max = DVec3::splat(0.2);
+                    min[axis] = lo;
+                    max[axis] = hi;
+                    let aabb = Aabb::new(min, max).unwrap();
+                    let expected = match (grid.coordinates(min), grid.coordinates(max)) {
+                        (Some(l), Some(h)) if (0..3).all(|a| h[a] - l[a] <= 1) => Some(grid.hash(l)),
+                        _ => None,
+                    };
+                    assert_eq!(grid.home_cell(&aabb), expected, "{aabb:?}");
+                }
+            }
+        }
     }
 
     #[test]

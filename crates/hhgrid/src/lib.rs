@@ -36,6 +36,11 @@
 //! * The one-cell scheme needs every box to span at most two cells per axis. A box within an ulp
 //!   of its cell size can violate that after rounding; it is then placed one level up.
 //! * A zero-size box (a point) goes into the finest existing grid.
+//! * Detection works on a snapshot of the cells in storage-index order with boxes rounded
+//!   outward to `f32` (`packed` module): a run of three cells along x is read as one slice,
+//!   and candidates are rejected, and most overlaps proven, from the rounded boxes; only boxes
+//!   within about an `f32` step of touching are tested on the `f64` boxes, so the pairs are
+//!   exactly those of the `f64` test.
 //!
 //! ```
 //! use contact_core::{AllPairs, BroadPhase};

@@ -3,88 +3,321 @@
 //! The hash grids keep only object ids in their cells (what O(1) insert, remove and update
 //! need). Detection, though, tests every object against its neighbours' boxes, and fetching each
 //! candidate's box from the per-object array is a random memory access per candidate. The
-//! snapshot copies, in occupied-cell order, each cell's `(box, id)` entries into one contiguous
-//! array (compressed sparse rows: `starts[slot]..starts[slot + 1]` are the entries of occupied
-//! slot `slot`). Building it reads each box once; detection then reads a cell's boxes from one
-//! place, and the cells-to-slot map of the grid indexes the rows directly.
+//! snapshot copies each cell's entries into one contiguous array, the cells in increasing
+//! storage index (`x + nx·(y + ny·z)`): the *traversal order* of detection. Building it reads
+//! each box once; detection then streams through it, and the rows of neighbouring cells are in
+//! cache when they are needed.
+//!
+//! Sorting by storage index also places the three cells `x - 1, x, x + 1` of a row (for a cell
+//! not on the grid's x border, where the periodic wrap intervenes) next to each other, so that
+//! detection reads the 13 forward neighbours of a cell as one single cell and four runs of
+//! entries instead of 13 separate lookups. Only the `(cell, slot)` keys of the occupied cells
+//! are sorted, not the grid's own occupied list, so insert, remove and update never pay for the
+//! order and the grid's cells-to-slot map stays as it is; `rows[slot]` translates a slot into
+//! its entries.
+//!
+//! An entry holds its box in `f32`, rounded outward, in the form `[min, -max]`: then "b may
+//! overlap a" is the single lane-wise comparison `b.bounds <= a.query()` with
+//! `a.query() = [max, -min]`, which the compiler turns into a few SIMD instructions without
+//! branches. With the id and generation (for the handle), an entry takes 32 bytes against 56 for
+//! an `f64` box with its id, so rows take less cache. Outward rounding makes the test
+//! conservative (it passes for every pair of overlapping `f64` boxes). The few candidates that
+//! pass (mostly overlapping pairs) are then proven to overlap from the rounded boxes as well,
+//! one `f32` step inward, or, within about a step of touching, tested on the exact `f64` boxes:
+//! the reported pairs are exactly those of the `f64` test, and most are reported without reading
+//! the per-object arrays (random accesses for large N).
 
 use crate::hash_grid::{EMPTY, HashGrid};
-use geometry_core::{Aabb, DVec3};
+use crate::hierarchy::Meta;
+use geometry_core::Aabb;
 use rayon::prelude::*;
 
-/// An object's box and id, side by side.
+const _: () = assert!(EMPTY == u32::MAX, "row_of relies on EMPTY exceeding every slot");
+
+/// `x` rounded to the next `f32` at or below it (`-inf` and `f32::MAX` at the ends of the range).
+/// Branch-free: whether rounding to nearest went up is a coin flip for arbitrary coordinates.
+#[inline]
+fn round_down(x: f64) -> f32 {
+    let f = x as f32;
+    let bits = f.to_bits();
+    // One step down from `f` (only used when `f > x`, so `f` is neither NaN nor `-inf`):
+    // towards zero for positive `f`, away from it for negative, the negative of the smallest
+    // subnormal for either zero.
+    let below = if f > 0.0 {
+        bits - 1
+    } else if f < 0.0 {
+        bits + 1
+    } else {
+        0x8000_0001
+    };
+    f32::from_bits(if f64::from(f) > x { below } else { bits })
+}
+
+/// An object's box (`f32`, rounded outward, as `[min, -max]`), id and generation, side by side
+/// (32 bytes): everything detection needs to test a candidate and, for most pairs, to report it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PackedEntry {
-    pub(crate) aabb: Aabb,
+    bounds: [f32; 6],
     pub(crate) id: u32,
+    pub(crate) generation: u32,
+}
+
+/// The comparison vector `[max, -min]` of an entry's rounded box as the first box `a` of tests
+/// (see [`PackedEntry::query`]).
+pub(crate) type Query = [f32; 6];
+
+impl PackedEntry {
+    #[inline]
+    fn new(aabb: &Aabb, id: u32, generation: u32) -> Self {
+        let (lo, hi) = (aabb.min, aabb.max);
+        // -round_up(x) == round_down(-x): negation is exact.
+        let bounds = [
+            round_down(lo.x),
+            round_down(lo.y),
+            round_down(lo.z),
+            round_down(-hi.x),
+            round_down(-hi.y),
+            round_down(-hi.z),
+        ];
+        Self { bounds, id, generation }
+    }
+
+    /// The comparison vectors of this entry as the first box `a` of tests against entries `b`.
+    #[inline]
+    pub(crate) fn query(&self) -> Query {
+        let b = &self.bounds;
+        [-b[3], -b[4], -b[5], -b[0], -b[1], -b[2]]
+    }
+
+    /// Whether this entry's (rounded) box overlaps the box of `query`: true for every
+    /// overlapping pair of exact boxes, and rarely for a pair a rounding step apart.
+    /// Branch-free so that it vectorises.
+    #[inline]
+    #[allow(clippy::needless_bitwise_bool, reason = "no short-circuit: one mask, no branch per lane")]
+    pub(crate) fn may_overlap(&self, query: &Query) -> bool {
+        let (b, q) = (&self.bounds, query);
+        (b[0] <= q[0]) & (b[1] <= q[1]) & (b[2] <= q[2]) & (b[3] <= q[3]) & (b[4] <= q[4]) & (b[5] <= q[5])
+    }
+
+    /// Whether the exact boxes certainly overlap, judged from the rounded ones alone (to be
+    /// asked after [`may_overlap`](Self::may_overlap)), so that most overlapping pairs are
+    /// reported without fetching their `f64` boxes from memory.
+    ///
+    /// On each lane, the exact value behind this entry's `x` is at most `next_up(x)`, and the
+    /// exact value behind the query's `y` at least `next_down(y)` (both roundings were
+    /// outward); for `f32` values `next_up(x) <= next_down(y)` holds once `x < next_down(y)`.
+    /// `next_down(y)` is bounded below without branches in `f64`, where `f32` values and the
+    /// steps below are exact: `y - |y|·2⁻²³` for a normal `y` (the gap below `y` is at most
+    /// `|y|·2⁻²³`), `y - 2⁻¹⁴⁹` for a subnormal or zero one; infinities give NaN or `-inf`, so
+    /// the test fails. The one finite exception, `next_down(-f32::MAX) = -inf`, is excluded by
+    /// raising `x = -inf` to `-f32::MAX` (which only makes the test stricter). It fails also for
+    /// boxes within about an `f32` step of touching, which detection then tests on the exact
+    /// boxes.
+    #[inline]
+    pub(crate) fn certainly_overlaps(&self, query: &Query) -> bool {
+        let below = |y: f32| {
+            let y = f64::from(y);
+            let gap = if y.abs() >= f64::from(f32::MIN_POSITIVE) {
+                y.abs() * 2f64.powi(-23)
+            } else {
+                2f64.powi(-149)
+            };
+            y - gap
+        };
+        let (b, q) = (&self.bounds, query);
+        (0..6).fold(true, |all, k| all & (f64::from(b[k].max(f32::MIN)) < below(q[k])))
+    }
 }
 
 /// The rows of one grid.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PackedGrid {
-    starts: Vec<u32>,
+    /// `cell << 32 | slot` of every occupied cell, in increasing cell index.
+    order: Vec<u64>,
+    /// `rows[slot] = [start, end)` of the entries of occupied slot `slot`; one extra row
+    /// `[u32::MAX, 0)` at the end stands for every empty cell, so that lookups and the bounds of
+    /// a run of cells need no branch (an empty cell widens no `min`/`max`).
+    rows: Vec<[u32; 2]>,
+    /// The entries, in traversal order.
     pub(crate) entries: Vec<PackedEntry>,
 }
 
 impl PackedGrid {
-    /// Refills the rows from `grid`, reusing the allocations; in parallel chunks of occupied
-    /// cells when `parallel` (the result is the same).
-    pub(crate) fn fill(&mut self, grid: &HashGrid, aabbs: &[Aabb], parallel: bool) {
+    /// Refills the rows from `grid`, reusing the allocations; sorts and fills in parallel when
+    /// `parallel` (the result is the same).
+    pub(crate) fn fill(&mut self, grid: &HashGrid, aabbs: &[Aabb], meta: &[Meta], parallel: bool) {
         const CHUNK: usize = 1024;
-        self.starts.clear();
-        self.starts.reserve(grid.occupied.len() + 1);
-        let mut total = 0u32;
-        for occupied in &grid.occupied {
-            self.starts.push(total);
-            total += occupied.objects.len() as u32;
+        let occupied = &grid.occupied;
+        self.order.clear();
+        self.order.extend(occupied.iter().enumerate().map(|(slot, o)| u64::from(o.cell) << 32 | slot as u64));
+        // Cells are unique, so an unstable sort gives the one order.
+        if parallel {
+            self.order.par_sort_unstable();
+        } else {
+            self.order.sort_unstable();
         }
-        self.starts.push(total);
-        let placeholder = PackedEntry { aabb: Aabb { min: DVec3::ZERO, max: DVec3::ZERO }, id: 0 };
+        self.rows.clear();
+        self.rows.resize(occupied.len() + 1, [u32::MAX, 0]);
+        let mut total = 0u32;
+        for &key in &self.order {
+            let slot = key as u32 as usize;
+            let end = total + occupied[slot].objects.len() as u32;
+            self.rows[slot] = [total, end];
+            total = end;
+        }
         self.entries.clear();
-        self.entries.resize(total as usize, placeholder);
-        let write = |slots: std::ops::Range<usize>, out: &mut [PackedEntry]| {
-            let mut k = 0;
-            for occupied in &grid.occupied[slots] {
-                for &id in &occupied.objects {
-                    out[k] = PackedEntry { aabb: aabbs[id as usize], id };
-                    k += 1;
+        self.entries.resize(total as usize, PackedEntry { bounds: [0.0; 6], id: 0, generation: 0 });
+        let entry = |id: u32| PackedEntry::new(&aabbs[id as usize], id, meta[id as usize].generation);
+        if parallel && self.order.len() > CHUNK {
+            let write = |keys: &[u64], out: &mut [PackedEntry]| {
+                let mut k = 0;
+                for &key in keys {
+                    for &id in &occupied[key as u32 as usize].objects {
+                        out[k] = entry(id);
+                        k += 1;
+                    }
                 }
-            }
-        };
-        if parallel && grid.occupied.len() > CHUNK {
+            };
             // Cut the entries at chunk boundaries, then fill the pieces concurrently.
             let mut pieces = Vec::new();
             let mut rest: &mut [PackedEntry] = &mut self.entries;
-            let mut slot = 0;
-            while slot < grid.occupied.len() {
-                let end = (slot + CHUNK).min(grid.occupied.len());
-                let len = (self.starts[end] - self.starts[slot]) as usize;
+            for keys in self.order.chunks(CHUNK) {
+                let len: usize = keys.iter().map(|&k| occupied[k as u32 as usize].objects.len()).sum();
                 let (piece, tail) = rest.split_at_mut(len);
-                pieces.push((slot..end, piece));
+                pieces.push((keys, piece));
                 rest = tail;
-                slot = end;
             }
-            pieces.into_par_iter().for_each(|(slots, piece)| write(slots, piece));
+            pieces.into_par_iter().for_each(|(keys, piece)| write(keys, piece));
         } else {
-            write(0..grid.occupied.len(), &mut self.entries);
+            // Serially, walk the occupied list in its own order and scatter the entries to their
+            // rows: sequential reads, and stores do not stall the way scattered loads do.
+            for (o, &[start, _]) in occupied.iter().zip(&self.rows) {
+                for (k, &id) in o.objects.iter().enumerate() {
+                    self.entries[start as usize + k] = entry(id);
+                }
+            }
         }
     }
 
-    /// The entries of occupied slot `slot`.
+    /// The cell at position `i` of the traversal order.
     #[inline]
-    pub(crate) fn row(&self, slot: usize) -> &[PackedEntry] {
-        &self.entries[self.starts[slot] as usize..self.starts[slot + 1] as usize]
+    pub(crate) fn cell_at(&self, i: usize) -> u32 {
+        (self.order[i] >> 32) as u32
+    }
+
+    /// The entry range of the cell at position `i` of the traversal order.
+    #[inline]
+    pub(crate) fn row_at(&self, i: usize) -> std::ops::Range<usize> {
+        let [start, end] = self.rows[self.order[i] as u32 as usize];
+        start as usize..end as usize
+    }
+
+    /// The row of cell `cell` of `grid`: the sentinel `[u32::MAX, 0)` for an empty cell.
+    #[inline]
+    fn row_of(&self, grid: &HashGrid, cell: u32) -> [u32; 2] {
+        // EMPTY (u32::MAX) exceeds every slot and maps to the sentinel row, the last one.
+        let slot = (grid.cells[cell as usize] as usize).min(self.rows.len() - 1);
+        self.rows[slot]
+    }
+
+    /// The entries from `start` to `end`, empty unless `start < end`.
+    #[inline]
+    fn span(&self, start: u32, end: u32) -> &[PackedEntry] {
+        if start < end { &self.entries[start as usize..end as usize] } else { &[] }
     }
 
     /// The entries of cell `cell` of `grid` (empty for an empty cell).
     #[inline]
     pub(crate) fn cell(&self, grid: &HashGrid, cell: u32) -> &[PackedEntry] {
-        let slot = grid.cells[cell as usize];
-        if slot == EMPTY { &[] } else { self.row(slot as usize) }
+        let [start, end] = self.row_of(grid, cell);
+        self.span(start, end)
+    }
+
+    /// The end of the entries of cell `cell` (0 for an empty cell).
+    #[inline]
+    pub(crate) fn end_of(&self, grid: &HashGrid, cell: u32) -> usize {
+        self.row_of(grid, cell)[1] as usize
+    }
+
+    /// The entries of the cells `centre - 1`, `centre`, `centre + 1` of `grid`, which must not
+    /// lie on the grid's x border (see [`HashGrid::x_is_inner`]). They are consecutive in the
+    /// traversal order, so their entries form one run.
+    #[inline]
+    pub(crate) fn run(&self, grid: &HashGrid, centre: u32) -> &[PackedEntry] {
+        let [s0, e0] = self.row_of(grid, centre - 1);
+        let [s1, e1] = self.row_of(grid, centre);
+        let [s2, e2] = self.row_of(grid, centre + 1);
+        self.span(s0.min(s1).min(s2), e0.max(e1).max(e2))
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.starts.capacity() * std::mem::size_of::<u32>()
+        self.order.capacity() * std::mem::size_of::<u64>()
+            + self.rows.capacity() * std::mem::size_of::<[u32; 2]>()
             + self.entries.capacity() * std::mem::size_of::<PackedEntry>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geometry_core::DVec3;
+
+    /// Values at the edges of `f32`: zeros, subnormals, the largest finite values and beyond,
+    /// values exactly representable and an `f64` step off them.
+    fn awkward_values() -> Vec<f64> {
+        let mut values = vec![0.0, -0.0, 1e-300, -1e-300, 1e-45, -1e-45, 1e300, -1e300];
+        for base in
+            [1.0f64, 0.1, 3.0, 1e-40, 1e-38, f64::from(f32::MAX), f64::from(f32::MIN_POSITIVE), 12345.678]
+        {
+            for v in [base, -base] {
+                values.extend([v, v.next_up(), v.next_down(), f64::from(v as f32)]);
+            }
+        }
+        values
+    }
+
+    #[test]
+    fn round_down_gives_the_largest_f32_not_above() {
+        for x in awkward_values() {
+            let r = round_down(x);
+            assert!(f64::from(r) <= x, "{x:e} -> {r:e}");
+            let next = r.next_up();
+            assert!(f64::from(next) > x || r == f32::MAX, "{x:e} -> {r:e} is not the largest");
+            assert!(r != f32::INFINITY && !r.is_nan());
+        }
+    }
+
+    /// The rounded tests agree with the exact one where they must: `may_overlap` passes for
+    /// every overlapping pair, `certainly_overlaps` only for overlapping ones.
+    #[test]
+    fn rounded_tests_bracket_the_exact_test() {
+        let values = awkward_values();
+        let mut state = 7u64;
+        let mut pick = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            values[(state >> 33) as usize % values.len()]
+        };
+        let mut checked = [0usize; 3];
+        for _ in 0..200_000 {
+            let mut corner = || {
+                let (p, q) = (pick(), pick());
+                (p.min(q), p.max(q))
+            };
+            let axes = [corner(), corner(), corner(), corner(), corner(), corner()];
+            let boxes = [0, 3].map(|k| {
+                let min = DVec3::new(axes[k].0, axes[k + 1].0, axes[k + 2].0);
+                let max = DVec3::new(axes[k].1, axes[k + 1].1, axes[k + 2].1);
+                Aabb::new(min, max).unwrap()
+            });
+            let (a, b) = (PackedEntry::new(&boxes[0], 0, 0), PackedEntry::new(&boxes[1], 1, 0));
+            let exact = boxes[0].overlaps(&boxes[1]);
+            let query = a.query();
+            assert!(!exact || b.may_overlap(&query), "{boxes:?}");
+            assert!(!b.certainly_overlaps(&query) || exact, "{boxes:?}");
+            checked[usize::from(exact)] += 1;
+            checked[2] += usize::from(b.certainly_overlaps(&query));
+        }
+        // Disjoint, overlapping, and overlapping proven from the rounded boxes alone.
+        assert!(checked.iter().all(|&n| n > 1000), "{checked:?}");
     }
 }
