@@ -620,20 +620,21 @@ impl Cdo<2> for LaguerreDelaunay {
         // Every edge whose quadrilateral contains a moved particle, once: per triangle around
         // it, the edge opposite it (its link) and the spoke to the next vertex (each spoke is
         // shared by two consecutive triangles). Two colliding particles are neighbours, so
-        // five of their edges are in both stars: collect canonical slots and drop repeats.
+        // five of their edges are in both stars: collect canonical slots and drop repeats
+        // (a linear scan of the dozen or so slots of the earlier stars: cheaper than sorting).
         let mut slots = std::mem::take(&mut self.star);
         slots.clear();
         for &i in involved {
             let v = i as u32;
+            let earlier = slots.len();
             self.for_each_triangle_around(v, |t| {
                 let l = self.local(t, v);
-                slots.push(self.canonical_slot(t, l));
-                slots.push(self.canonical_slot(t, (l + 2) % 3));
+                for slot in [self.canonical_slot(t, l), self.canonical_slot(t, (l + 2) % 3)] {
+                    if !slots[..earlier].contains(&slot) {
+                        slots.push(slot);
+                    }
+                }
             });
-        }
-        if involved.len() > 1 {
-            slots.sort_unstable();
-            slots.dedup();
         }
         for &slot in &slots {
             self.schedule_edge(slot / 3, (slot % 3) as usize, false, state, certificates);
