@@ -69,6 +69,7 @@ pub static SUITES: &[&dyn Suite] = &[
     &fmm_dlp::FmmDlpSuite,
     &ellipsoid::EllipsoidSuite,
     &kinetic::KineticSuite,
+    &kinetic::KineticPhysicsSuite,
 ];
 
 /// Finds a registered suite by name.

@@ -31,6 +31,10 @@ pub(crate) struct RelativeMotion {
 /// The certificate polynomial `det[(x, y, |p|² − r² + r_d²)]` for rows `a, b, c` relative to
 /// `d` (whose radius and rate are `d_radius`), with the magnitude its constant term is computed
 /// with (for deciding the sign of the constant term without an exact test).
+// Always inlined: called once per edge recomputation, and a call passes the three rows and the
+// polynomial through memory (measured: -5 % instructions per collision, 4 000 disks, φ = 0.7).
+#[allow(clippy::inline_always)]
+#[inline(always)]
 pub(crate) fn certificate(rows: [RelativeMotion; 3], d_radius: (f64, f64)) -> (Quartic, f64) {
     let (polynomial, [ax, ay, aw], [bx, by, bw], [cx, cy, cw]) = expand::<false>(rows, d_radius);
     let magnitude = ax[0].abs() * (by[0].abs() * cw[0].abs() + cy[0].abs() * bw[0].abs())
@@ -273,15 +277,11 @@ pub(crate) fn first_failure(p: &Quartic, now_invalid: bool, limit: f64) -> f64 {
 /// `(1 + x)⁴ p(limit · x / (1 + x))`, which maps `(0, limit)` onto `(0, ∞)`; no sign change in
 /// its coefficients means no root there. Five coefficients and a sign count: the cheap test
 /// that lets most edges skip root isolation.
+// Always inlined (its cheap first test decides nearly every call; measured: -3 % instructions
+// per collision), the rest out of line.
+#[allow(clippy::inline_always)]
+#[inline(always)]
 pub(crate) fn no_root_before(p: &Quartic, limit: f64) -> bool {
-    // x^k (1 + x)^(4 − k), binomial rows.
-    const BINOMIAL: [[f64; 5]; 5] = [
-        [1.0, 4.0, 6.0, 4.0, 1.0],
-        [1.0, 3.0, 3.0, 1.0, 0.0],
-        [1.0, 2.0, 1.0, 0.0, 0.0],
-        [1.0, 1.0, 0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0, 0.0, 0.0],
-    ];
     // Cheaper first, and enough for most certificates over a short horizon: on [0, limit],
     // p(τ) ≤ p₀ + Σ |p_k| limit^k, negative when the constant term dominates (with a margin
     // far above the sum's rounding).
@@ -296,6 +296,21 @@ pub(crate) fn no_root_before(p: &Quartic, limit: f64) -> bool {
             return true;
         }
     }
+    no_sign_change_before(p, limit)
+}
+
+/// The transformed-coefficient sign test of [`no_root_before`], out of line: called only when
+/// the dominant-constant bound is not enough.
+#[inline(never)]
+fn no_sign_change_before(p: &Quartic, limit: f64) -> bool {
+    // x^k (1 + x)^(4 − k), binomial rows.
+    const BINOMIAL: [[f64; 5]; 5] = [
+        [1.0, 4.0, 6.0, 4.0, 1.0],
+        [1.0, 3.0, 3.0, 1.0, 0.0],
+        [1.0, 2.0, 1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0, 0.0],
+    ];
     let mut q = [0.0; 5];
     let mut scale = 1.0;
     for k in 0..5 {
