@@ -377,7 +377,10 @@ impl LaguerreDelaunay {
     /// the determinant is invariant under translation, and a cyclic shift of the four sites
     /// only flips its sign, so `d` is replaced by the first particle in cyclic order. Relative
     /// to a far corner every row would be huge and the certificate rounding noise.
-    #[inline]
+    // Always inlined into its one caller: returned by value, the polynomial, rows and magnitude
+    // go through memory (measured in the benchmark binary, where `#[inline]` was not enough).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     fn edge_certificate(
         &self,
         quad: [u32; 4],

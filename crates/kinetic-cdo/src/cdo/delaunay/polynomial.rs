@@ -71,8 +71,8 @@ pub(crate) fn without_noise(polynomial: &Quartic, magnitudes: &Quartic) -> Optio
 
 /// The rows' polynomials `(x, y, w)` and the determinant, written out as products. With `BOUND`
 /// every input is replaced by its absolute value and every subtraction by an addition.
-#[allow(clippy::type_complexity)]
-#[inline]
+#[allow(clippy::type_complexity, clippy::inline_always)]
+#[inline(always)]
 fn expand<const BOUND: bool>(
     rows: [RelativeMotion; 3],
     d_radius: (f64, f64),
