@@ -31,8 +31,22 @@ use geometry_core::{DVec3, TriMesh};
 /// contribution). A numerator too small for its sign to be trusted gets the exact sign.
 #[inline]
 pub(crate) fn tan_half_solid_angle(p0: DVec3, p1: DVec3, p2: DVec3, x: DVec3) -> Option<(f64, f64)> {
+    let (la, lb, lc) = ((p0 - x).length(), (p1 - x).length(), (p2 - x).length());
+    tan_half_solid_angle_with_lengths(p0, p1, p2, x, [la, lb, lc])
+}
+
+/// [`tan_half_solid_angle`] with the corners' distances from `x` given (`|p0 − x|`, …,
+/// computed the same way): a vertex is shared by about six faces, so a caller that sums over
+/// a whole mesh computes each distance (a square root) once.
+#[inline]
+pub(crate) fn tan_half_solid_angle_with_lengths(
+    p0: DVec3,
+    p1: DVec3,
+    p2: DVec3,
+    x: DVec3,
+    [la, lb, lc]: [f64; 3],
+) -> Option<(f64, f64)> {
     let (a, b, c) = (p0 - x, p1 - x, p2 - x);
-    let (la, lb, lc) = (a.length(), b.length(), c.length());
     let mut numerator = a.dot(b.cross(c));
     let denominator = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
     // A bound on the rounding error of the triple product (a few ulps of its magnitude).
@@ -116,16 +130,32 @@ fn rescale(re: f64, im: f64) -> (f64, f64) {
     (re * scale, im * scale + 0.0)
 }
 
-/// `J(x)` by direct summation over all faces, `O(N)` per point.
+/// `J(x)` by direct summation over all faces, `O(N)` per point. The distances from `x` to the
+/// vertices are computed first, once per vertex rather than once per corner (the square roots
+/// were most of the cost), into a per-thread buffer.
 pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64 {
-    let mut sum = AngleSum::new();
-    for f in faces {
-        let (a, b, c) = (vertices[f[0] as usize], vertices[f[1] as usize], vertices[f[2] as usize]);
-        if let Some((n, d)) = tan_half_solid_angle(a, b, c, x) {
-            sum.add(n, d);
-        }
+    thread_local! {
+        static LENGTHS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    sum.total() / std::f64::consts::TAU
+    LENGTHS.with_borrow_mut(|lengths| {
+        lengths.clear();
+        lengths.extend(vertices.iter().map(|&v| (v - x).length()));
+        let mut sum = AngleSum::new();
+        for f in faces {
+            let [i, j, k] = f.map(|i| i as usize);
+            let corners = (vertices[i], vertices[j], vertices[k]);
+            if let Some((n, d)) = tan_half_solid_angle_with_lengths(
+                corners.0,
+                corners.1,
+                corners.2,
+                x,
+                [lengths[i], lengths[j], lengths[k]],
+            ) {
+                sum.add(n, d);
+            }
+        }
+        sum.total() / std::f64::consts::TAU
+    })
 }
 
 /// The containment of `x` from its exact potential `j`, made exact where floating point cannot
