@@ -103,47 +103,19 @@ fn plan(mode: Mode) -> Vec<RunSpec> {
         Mode::Full => (20, 50_000.0, 800_000),
     };
     let cubes = (1.0, 1.0);
-    let mut out = Vec::new();
-    for ranks in [1, 2, 4] {
-        out.push(RunSpec {
-            group: "weak",
-            scaling: Scaling::Weak(small),
-            ranks,
-            edges: cubes,
-            steps,
-            warmup: 2,
-        });
-    }
-    for ranks in [1, 2, 4] {
-        out.push(RunSpec {
-            group: "strong",
-            scaling: Scaling::Strong(total),
-            ranks,
-            edges: cubes,
-            steps,
-            warmup: 2,
-        });
-    }
-    for ranks in [1, 2, 4] {
-        out.push(RunSpec {
-            group: "weak-cuboids",
-            scaling: Scaling::Weak(small),
-            ranks,
-            edges: (1.0, 3.0),
-            steps,
-            warmup: 2,
-        });
-    }
     let target_steps = if mode == Mode::Quick { 4 } else { steps };
-    for ranks in [1, 2, 4] {
-        out.push(RunSpec {
-            group: "target",
-            scaling: Scaling::Weak(TARGET_PER_RANK),
-            ranks,
-            edges: cubes,
-            steps: target_steps,
-            warmup: 1,
-        });
+    // (group, scaling, cuboid edge range, steps, warm-up steps), each on 1, 2 and 4 ranks.
+    let groups = [
+        ("weak", Scaling::Weak(small), cubes, steps, 2),
+        ("strong", Scaling::Strong(total), cubes, steps, 2),
+        ("weak-cuboids", Scaling::Weak(small), (1.0, 3.0), steps, 2),
+        ("target", Scaling::Weak(TARGET_PER_RANK), cubes, target_steps, 1),
+    ];
+    let mut out = Vec::new();
+    for (group, scaling, edges, steps, warmup) in groups {
+        for ranks in [1, 2, 4] {
+            out.push(RunSpec { group, scaling, ranks, edges, steps, warmup });
+        }
     }
     out
 }
