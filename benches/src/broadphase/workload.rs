@@ -64,6 +64,16 @@ pub enum Motion {
     },
     /// A fresh uniformly random position every step (every object changes its cell).
     Teleport,
+    /// Most objects rest: a fixed random subset (`moving` × N objects, rounded) moves at a
+    /// constant velocity of exactly `fraction × longest edge` per step in a random direction,
+    /// the others never move (a scene where most bodies sleep). [`Workload::moved`] lists the
+    /// movers, so that a simulation updates only their boxes.
+    Sparse {
+        /// Share of the objects that move, in `[0, 1]`.
+        moving: f64,
+        /// Per-step displacement relative to the object's size.
+        fraction: f64,
+    },
 }
 
 /// Parameters of a [`Workload`].
@@ -173,6 +183,8 @@ pub struct Workload {
     centres: Vec<DVec3>,
     half_extents: Vec<DVec3>,
     velocities: Vec<DVec3>,
+    /// The moving objects under [`Motion::Sparse`].
+    movers: Option<Vec<usize>>,
     boxes: Vec<Aabb>,
     rng: ChaCha8Rng,
     steps: usize,
@@ -210,10 +222,15 @@ impl Workload {
             }
             _ => {}
         }
-        if let Motion::Drift { fraction } = config.motion
+        if let Motion::Drift { fraction } | Motion::Sparse { fraction, .. } = config.motion
             && !(fraction.is_finite() && fraction >= 0.0)
         {
             return Err(WorkloadError::Invalid("motion fraction must be finite and >= 0"));
+        }
+        if let Motion::Sparse { moving, .. } = config.motion
+            && !(0.0..=1.0).contains(&moving)
+        {
+            return Err(WorkloadError::Invalid("moving share must lie in [0, 1]"));
         }
         let n = config.objects as f64;
         let target = 2.0 * config.pairs_per_object / (n - 1.0);
@@ -267,13 +284,50 @@ impl Workload {
                     let speed = rng.random_range(0.0..=1.0) * fraction * 2.0 * half.max_element();
                     speed * random_direction(&mut rng)
                 }
+                Motion::Sparse { fraction, .. } => {
+                    fraction * 2.0 * half.max_element() * random_direction(&mut rng)
+                }
                 Motion::Teleport => DVec3::ZERO,
             };
             half_extents.push(half);
             velocities.push(velocity);
         }
+        let movers = match config.motion {
+            Motion::Sparse { moving, .. } => {
+                // A uniformly random subset of exactly round(moving × N) objects (partial
+                // Fisher–Yates), in index order; the others rest.
+                let k = ((moving * n).round() as usize).min(config.objects);
+                let mut indices: Vec<usize> = (0..config.objects).collect();
+                for i in 0..k {
+                    let j = rng.random_range(i..config.objects);
+                    indices.swap(i, j);
+                }
+                indices.truncate(k);
+                indices.sort_unstable();
+                let mut resting = vec![true; config.objects];
+                for &i in &indices {
+                    resting[i] = false;
+                }
+                for (v, _) in velocities.iter_mut().zip(&resting).filter(|(_, r)| **r) {
+                    *v = DVec3::ZERO;
+                }
+                Some(indices)
+            }
+            _ => None,
+        };
         let boxes = centres.iter().zip(&half_extents).map(|(c, h)| make_box(*c, *h)).collect();
-        Ok(Self { config, domain, expected_pairs, centres, half_extents, velocities, boxes, rng, steps: 0 })
+        Ok(Self {
+            config,
+            domain,
+            expected_pairs,
+            centres,
+            half_extents,
+            velocities,
+            movers,
+            boxes,
+            rng,
+            steps: 0,
+        })
     }
 
     /// The parameters.
@@ -295,6 +349,30 @@ impl Workload {
     /// The current boxes, one per object, in object order.
     pub fn boxes(&self) -> &[Aabb] {
         &self.boxes
+    }
+
+    /// The objects that [`step`](Workload::step) moves, in index order, when only some move
+    /// ([`Motion::Sparse`]); `None` when every object moves.
+    ///
+    /// ```
+    /// use collide_benches::broadphase::{Motion, Workload, WorkloadConfig};
+    /// let config = WorkloadConfig { motion: Motion::Sparse { moving: 0.05, fraction: 0.02 }, ..WorkloadConfig::thesis(1000) };
+    /// let mut w = Workload::new(config).unwrap();
+    /// let movers = w.moved().unwrap().to_vec();
+    /// assert_eq!(movers.len(), 50);
+    /// let before = w.boxes().to_vec();
+    /// let after = w.step().to_vec();
+    /// for i in 0..1000 {
+    ///     let d = (before[i].center() - after[i].center()).length();
+    ///     if movers.binary_search(&i).is_ok() {
+    ///         assert!((d - 0.02).abs() < 1e-12 || d > 1.0); // 2 % of the unit size, or wrapped
+    ///     } else {
+    ///         assert_eq!(d, 0.0);
+    ///     }
+    /// }
+    /// ```
+    pub fn moved(&self) -> Option<&[usize]> {
+        self.movers.as_deref()
     }
 
     /// Number of [`step`](Workload::step)s taken.
@@ -327,6 +405,14 @@ impl Workload {
                 for c in &mut self.centres {
                     *c = random_point(&mut self.rng, domain);
                 }
+            }
+            Motion::Sparse { .. } => {
+                for &i in self.movers.as_deref().unwrap_or_default() {
+                    self.centres[i] = wrap(self.centres[i] + self.velocities[i], domain);
+                    self.boxes[i] = make_box(self.centres[i], self.half_extents[i]);
+                }
+                self.steps += 1;
+                return &self.boxes;
             }
         }
         for ((b, c), h) in self.boxes.iter_mut().zip(&self.centres).zip(&self.half_extents) {

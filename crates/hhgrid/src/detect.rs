@@ -78,17 +78,14 @@ impl HierarchicalHashGrid {
         self.detect(pairs, Some(filter), self.config.parallel);
     }
 
-    pub(crate) fn detect(
+    /// Algorithm 4 over the whole structure (`pairs` empty, updates rebuilt, some object not
+    /// static).
+    pub(crate) fn detect_all(
         &mut self,
         pairs: &mut Vec<(Handle, Handle)>,
         filter: Option<PairFilter<'_>>,
         parallel: bool,
     ) {
-        pairs.clear();
-        self.rebuild();
-        if self.dynamic_len == 0 {
-            return;
-        }
         // Snapshot the cells' boxes (see the `packed` module), one grid per task when parallel.
         let mut packed = std::mem::take(&mut self.packed);
         packed.resize_with(self.grids.len(), PackedGrid::default);
@@ -350,7 +347,13 @@ impl HierarchicalHashGrid {
     /// both static, groups agree) and the filter accepts them. The options are looked up only
     /// when some live object has restricting ones.
     #[inline]
-    fn report(&self, a: Handle, b: Handle, filter: Option<PairFilter<'_>>, out: &mut Vec<(Handle, Handle)>) {
+    pub(crate) fn report(
+        &self,
+        a: Handle,
+        b: Handle,
+        filter: Option<PairFilter<'_>>,
+        out: &mut Vec<(Handle, Handle)>,
+    ) {
         if self.restricted_len > 0 {
             let (oa, ob) = (&self.meta[a.index as usize].options, &self.meta[b.index as usize].options);
             if (oa.is_static && ob.is_static) || !oa.groups.interacts_with(ob.groups) {

@@ -79,6 +79,8 @@ pub struct HierarchicalHashGrid {
     pub(crate) rebuild_pending: bool,
     /// Detection's packed snapshot of each grid (by grid id), kept to reuse its allocations.
     pub(crate) packed: Vec<crate::packed::PackedGrid>,
+    /// Objects changed since the previous detection, and its pairs (incremental detection).
+    pub(crate) changes: crate::incremental::ChangeLog,
 }
 
 impl Default for HierarchicalHashGrid {
@@ -117,6 +119,7 @@ impl HierarchicalHashGrid {
             everywhere: Vec::new(),
             rebuild_pending: false,
             packed: Vec::new(),
+            changes: crate::incremental::ChangeLog::default(),
         })
     }
 
@@ -275,6 +278,7 @@ impl HierarchicalHashGrid {
             id
         };
         self.len += 1;
+        self.note_change(id);
         if !options.is_static {
             self.dynamic_len += 1;
         }
@@ -313,6 +317,14 @@ impl HierarchicalHashGrid {
                 Ok(handle.index)
             }
             _ => Err(HhGridError::UnknownHandle),
+        }
+    }
+
+    /// Records a change of object `id` for incremental detection (when enabled).
+    #[inline]
+    fn note_change(&mut self, id: u32) {
+        if self.config.incremental_share > 0.0 {
+            self.changes.mark(id);
         }
     }
 
@@ -458,6 +470,7 @@ impl HierarchicalHashGrid {
     pub(crate) fn remove_object(&mut self, handle: Handle) -> Result<(), HhGridError> {
         let id = self.resolve(handle)?;
         self.unlink(id);
+        self.note_change(id);
         let meta = &mut self.meta[id as usize];
         meta.generation = meta.generation.wrapping_add(1);
         if !meta.options.is_static {
@@ -476,6 +489,9 @@ impl HierarchicalHashGrid {
         let aabb = aabb.validate()?;
         if self.meta[id as usize].unbounded {
             return Err(HhGridError::UpdateOfUnbounded);
+        }
+        if self.aabbs[id as usize] != aabb {
+            self.note_change(id);
         }
         self.aabbs[id as usize] = aabb;
         match self.locations[id as usize] {

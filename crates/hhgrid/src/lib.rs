@@ -25,7 +25,10 @@
 //! output identical to the serial path, [`PairOrder::Sorted`], [`query_aabb`](HierarchicalHashGrid::query_aabb)
 //! and [`cast_ray`](HierarchicalHashGrid::cast_ray), [`CollisionGroups`] and a filter callback
 //! inside detection, static objects (no static–static pairs, nothing to do when only static
-//! objects are present).
+//! objects are present), and incremental detection (`incremental` module,
+//! [`HhGridConfig::incremental_share`]): when at most that share of the objects was inserted,
+//! removed or moved since the last detection, the previous pairs of the unchanged objects are
+//! kept and only the changed objects are queried, with the same output as a full detection.
 //!
 //! Choices where the thesis is silent or where `f64` needs care (see the source for details):
 //! * Pairs are reported with the smaller handle first; "overlap" means the closed boxes share a
@@ -69,6 +72,7 @@ mod error;
 mod handle;
 mod hash_grid;
 mod hierarchy;
+mod incremental;
 mod memory;
 mod packed;
 mod query;

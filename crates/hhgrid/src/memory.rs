@@ -27,7 +27,8 @@ pub struct MemoryUsage {
     /// The grids: cell arrays, occupied-cell lists and their object containers, offset tables,
     /// and detection's packed snapshot of the cells' boxes.
     pub grid_bytes: usize,
-    /// The all-pairs list, the everywhere container and the struct itself.
+    /// The all-pairs list, the everywhere container, incremental detection's copy of the last
+    /// pairs and change flags, and the struct itself.
     pub other_bytes: usize,
     /// The sum of the three.
     pub total_bytes: usize,
@@ -43,8 +44,9 @@ impl HierarchicalHashGrid {
         let grid_bytes = self.grids.iter().map(crate::hash_grid::HashGrid::memory_bytes).sum::<usize>()
             + self.packed.iter().map(crate::packed::PackedGrid::memory_bytes).sum::<usize>()
             + self.order.capacity() * size_of::<u32>();
-        let other_bytes =
-            (self.all_pairs.capacity() + self.everywhere.capacity()) * size_of::<u32>() + size_of::<Self>();
+        let other_bytes = (self.all_pairs.capacity() + self.everywhere.capacity()) * size_of::<u32>()
+            + self.changes.memory_bytes()
+            + size_of::<Self>();
         MemoryUsage {
             object_bytes,
             grid_bytes,

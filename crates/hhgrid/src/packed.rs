@@ -129,6 +129,28 @@ impl PackedEntry {
     }
 }
 
+/// The entries' buffer, shared by the tasks of the parallel fill, each of which writes its own
+/// disjoint rows of it.
+#[derive(Clone, Copy)]
+struct ScatterTarget(*mut PackedEntry);
+
+// SAFETY: the tasks write disjoint indices (see `PackedGrid::fill`) and nothing reads the buffer
+// while they run.
+unsafe impl Send for ScatterTarget {}
+unsafe impl Sync for ScatterTarget {}
+
+impl ScatterTarget {
+    /// Writes `entry` at index `i`.
+    ///
+    /// # Safety
+    /// `i` must be in bounds of the buffer and no other thread may access index `i` meanwhile.
+    #[inline]
+    unsafe fn write(self, i: usize, entry: PackedEntry) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { self.0.add(i).write(entry) }
+    }
+}
+
 /// The rows of one grid.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PackedGrid {
@@ -146,51 +168,52 @@ impl PackedGrid {
     /// Refills the rows from `grid`, reusing the allocations; sorts and fills in parallel when
     /// `parallel` (the result is the same).
     pub(crate) fn fill(&mut self, grid: &HashGrid, aabbs: &[Aabb], meta: &[Meta], parallel: bool) {
+        // Below this many occupied cells a parallel sort costs more than it saves (measured:
+        // rayon's sort of ~5 000 keys took longer than the serial one).
+        const PARALLEL_SORT_MIN: usize = 1 << 15;
+        // Occupied cells per parallel task of the entry fill.
         const CHUNK: usize = 1024;
         let occupied = &grid.occupied;
         self.order.clear();
         self.order.extend(occupied.iter().enumerate().map(|(slot, o)| u64::from(o.cell) << 32 | slot as u64));
         // Cells are unique, so an unstable sort gives the one order.
-        if parallel {
+        if parallel && self.order.len() >= PARALLEL_SORT_MIN {
             self.order.par_sort_unstable();
         } else {
             self.order.sort_unstable();
         }
+        // Row lengths in slot order (sequential reads), then their prefix sums in cell order.
         self.rows.clear();
-        self.rows.resize(occupied.len() + 1, [u32::MAX, 0]);
+        self.rows.extend(occupied.iter().map(|o| [0, o.objects.len() as u32]));
+        self.rows.push([u32::MAX, 0]);
         let mut total = 0u32;
         for &key in &self.order {
-            let slot = key as u32 as usize;
-            let end = total + occupied[slot].objects.len() as u32;
-            self.rows[slot] = [total, end];
+            let row = &mut self.rows[key as u32 as usize];
+            let end = total + row[1];
+            *row = [total, end];
             total = end;
         }
         self.entries.clear();
         self.entries.resize(total as usize, PackedEntry { bounds: [0.0; 6], id: 0, generation: 0 });
         let entry = |id: u32| PackedEntry::new(&aabbs[id as usize], id, meta[id as usize].generation);
-        if parallel && self.order.len() > CHUNK {
-            let write = |keys: &[u64], out: &mut [PackedEntry]| {
-                let mut k = 0;
-                for &key in keys {
-                    for &id in &occupied[key as u32 as usize].objects {
-                        out[k] = entry(id);
-                        k += 1;
+        // Walk the occupied list in its own order and scatter the entries to their rows:
+        // sequential reads, and stores do not stall the way scattered loads do.
+        if parallel && occupied.len() > CHUNK {
+            let out = ScatterTarget(self.entries.as_mut_ptr());
+            let rows = &self.rows;
+            occupied.par_chunks(CHUNK).enumerate().for_each(|(chunk, cells)| {
+                let first = chunk * CHUNK;
+                for (o, &[start, _]) in cells.iter().zip(&rows[first..]) {
+                    for (k, &id) in o.objects.iter().enumerate() {
+                        // SAFETY: `start + k < end` of this slot's row, and the rows are
+                        // disjoint sub-ranges of `entries` (prefix sums of the row lengths), so
+                        // every index is in bounds and written by exactly one task; `entries`
+                        // is not otherwise accessed until `for_each` returns.
+                        unsafe { out.write(start as usize + k, entry(id)) };
                     }
                 }
-            };
-            // Cut the entries at chunk boundaries, then fill the pieces concurrently.
-            let mut pieces = Vec::new();
-            let mut rest: &mut [PackedEntry] = &mut self.entries;
-            for keys in self.order.chunks(CHUNK) {
-                let len: usize = keys.iter().map(|&k| occupied[k as u32 as usize].objects.len()).sum();
-                let (piece, tail) = rest.split_at_mut(len);
-                pieces.push((keys, piece));
-                rest = tail;
-            }
-            pieces.into_par_iter().for_each(|(keys, piece)| write(keys, piece));
+            });
         } else {
-            // Serially, walk the occupied list in its own order and scatter the entries to their
-            // rows: sequential reads, and stores do not stall the way scattered loads do.
             for (o, &[start, _]) in occupied.iter().zip(&self.rows) {
                 for (k, &id) in o.objects.iter().enumerate() {
                     self.entries[start as usize + k] = entry(id);

@@ -120,21 +120,25 @@ fn arb_config() -> impl Strategy<Value = HhGridConfig> {
         prop::bool::ANY,
         prop::bool::ANY,
         prop::bool::ANY,
+        prop_oneof![Just(0.0f64), Just(0.25), Just(1.0)],
     )
-        .prop_map(|(f, cells, density, threshold, reserve, clear, sorted, densest)| HhGridConfig {
-            hierarchy_factor: f,
-            initial_cells: cells,
-            max_density: density,
-            cell_reserve: reserve,
-            all_pairs_threshold: threshold,
-            update_strategy: if clear {
-                UpdateStrategy::ClearAndReinsert
-            } else {
-                UpdateStrategy::Incremental
-            },
-            pair_order: if sorted { PairOrder::Sorted } else { PairOrder::Traversal },
-            parallel: false,
-            base_cell_size: if densest { BaseCellSize::DensestLevel } else { BaseCellSize::FirstObject },
+        .prop_map(|(f, cells, density, threshold, reserve, clear, sorted, densest, share)| {
+            HhGridConfig {
+                hierarchy_factor: f,
+                initial_cells: cells,
+                max_density: density,
+                cell_reserve: reserve,
+                all_pairs_threshold: threshold,
+                update_strategy: if clear {
+                    UpdateStrategy::ClearAndReinsert
+                } else {
+                    UpdateStrategy::Incremental
+                },
+                pair_order: if sorted { PairOrder::Sorted } else { PairOrder::Traversal },
+                parallel: false,
+                base_cell_size: if densest { BaseCellSize::DensestLevel } else { BaseCellSize::FirstObject },
+                incremental_share: share,
+            }
         })
 }
 
@@ -142,10 +146,13 @@ fn check_detection(
     grid: &mut HierarchicalHashGrid,
     model: &BTreeMap<Handle, Object>,
 ) -> Result<(), TestCaseError> {
+    // The parallel path runs on a twin in the same state (same pending changes), so that both
+    // take the same path, incremental or full.
+    let mut twin = grid.clone();
     let mut serial = Vec::new();
     grid.find_pairs(&mut serial);
     let mut parallel = Vec::new();
-    grid.find_pairs_parallel(&mut parallel);
+    twin.find_pairs_parallel(&mut parallel);
     prop_assert_eq!(&serial, &parallel, "parallel output differs from serial");
     prop_assert!(serial.iter().all(|(a, b)| a < b), "pairs must have the smaller handle first");
     let reported: BTreeSet<_> = serial.iter().copied().collect();
@@ -248,6 +255,39 @@ proptest! {
     }
 }
 
+fn arb_small_change() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        2 => (arb_box(), arb_options()).prop_map(|(b, o)| Op::Insert(b, o)),
+        1 => arb_options().prop_map(Op::InsertUnbounded),
+        2 => any::<usize>().prop_map(Op::Remove),
+        6 => (any::<usize>(), [-0.3..0.3f64, -0.3..0.3, -0.3..0.3]).prop_map(|(i, d)| Op::Nudge(i, d)),
+        2 => (any::<usize>(), arb_box()).prop_map(|(i, b)| Op::Replace(i, b)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Incremental detection: a populated structure, then rounds of a few changes each followed
+    /// by a detection, so that most detections take the incremental path (share 1: always).
+    #[test]
+    fn incremental_rounds_equal_brute_force(
+        config in arb_config(),
+        share in prop_oneof![Just(0.25f64), Just(1.0)],
+        seed_boxes in prop::collection::vec((arb_box(), arb_options()), 20..120),
+        rounds in prop::collection::vec(prop::collection::vec(arb_small_change(), 0..6), 1..25),
+    ) {
+        let config = HhGridConfig { incremental_share: share, ..config };
+        let mut ops: Vec<Op> = seed_boxes.into_iter().map(|(b, o)| Op::Insert(b, o)).collect();
+        ops.push(Op::Detect);
+        for round in rounds {
+            ops.extend(round);
+            ops.push(Op::Detect);
+        }
+        run(config, ops)?;
+    }
+}
+
 /// Rays against brute-force slab tests.
 #[test]
 fn ray_query_matches_brute_force() {
@@ -344,4 +384,62 @@ fn extreme_coordinates_stay_correct() {
     let got: BTreeSet<_> = pairs.into_iter().collect();
     let expected: BTreeSet<_> = [(tiny, huge), (a, b), (a, huge), (b, huge)].into_iter().collect();
     assert_eq!(got, expected);
+}
+
+/// A scene large enough for every parallel code path (a grid with more occupied cells than the
+/// parallel sort and fill thresholds), checked against a sweep along x written here: sort the
+/// boxes by `min.x`, and test each against the later ones until their `min.x` passes its
+/// `max.x`. Objects move between rounds, so the rows are rebuilt from a changed grid.
+#[test]
+fn large_scene_parallel_equals_serial_and_sweep() {
+    let n = 60_000u32;
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut unit = move || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    // Unit cubes in a box sized for about two overlaps per object, some of them negative.
+    let side = (f64::from(n) * 8.0 / 2.0).cbrt();
+    let mut place = |_: u32| {
+        let min = DVec3::new(unit(), unit(), unit()) * side - DVec3::splat(side / 2.0);
+        Aabb::new(min, min + DVec3::ONE).unwrap()
+    };
+    for order in [PairOrder::Traversal, PairOrder::Sorted] {
+        let config = HhGridConfig { pair_order: order, incremental_share: 0.0, ..HhGridConfig::default() };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        let mut objects: Vec<(Handle, Aabb)> = (0..n)
+            .map(|i| {
+                let b = place(i);
+                (grid.insert(b).unwrap(), b)
+            })
+            .collect();
+        for round in 0..2 {
+            if round == 1 {
+                for (i, (h, b)) in objects.iter_mut().enumerate().step_by(3) {
+                    *b = place(i as u32);
+                    grid.update(*h, *b).unwrap();
+                }
+            }
+            let mut twin = grid.clone();
+            let (mut serial, mut parallel) = (Vec::new(), Vec::new());
+            grid.find_pairs(&mut serial);
+            twin.find_pairs_parallel(&mut parallel);
+            assert_eq!(serial, parallel, "{order:?}, round {round}");
+
+            let mut by_x = objects.clone();
+            by_x.sort_by(|a, b| a.1.min.x.total_cmp(&b.1.min.x));
+            let mut expected = BTreeSet::new();
+            for (i, (ha, a)) in by_x.iter().enumerate() {
+                for (hb, b) in by_x[i + 1..].iter().take_while(|(_, b)| b.min.x <= a.max.x) {
+                    if a.overlaps(b) {
+                        expected.insert((*ha.min(hb), *ha.max(hb)));
+                    }
+                }
+            }
+            let found: BTreeSet<_> = serial.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+            assert_eq!(found.len(), serial.len(), "duplicate pairs");
+            assert_eq!(found, expected, "{order:?}, round {round}");
+            assert!(expected.len() > n as usize / 2, "too few pairs to be a test: {}", expected.len());
+        }
+    }
 }
