@@ -10,14 +10,18 @@
 //! ```
 //!
 //! integrated exactly by a collapsed Gauss rule of degree `p − 1` (the integrand is a
-//! polynomial); then M2M up the tree (Eq. 23).
+//! polynomial; being linear in `n_τ`, it is summed per axis over a leaf's triangles and
+//! combined with `R_1^t` once per leaf); then M2M up the tree (Eq. 23).
 //!
 //! **Evaluation** of a batch of points: an octree over the points (the evaluation cluster
 //! tree); a dual traversal that converts a mesh cluster `ω` into a local expansion of an
 //! evaluation cluster `σ` (M2L, Eq. 24) at the highest level where they are admissible,
 //! `dist(C(ω), C(σ)) ≥ (d + 1) max(r(ω), r(σ))` (Eq. 16), and otherwise descends into the
 //! larger of the two, leaving pairs of leaves as the nearfield; L2L down the evaluation tree
-//! (Eq. 25); at each point the local expansion plus the exact nearfield (Eq. 20).
+//! (Eq. 25); at each point the local expansion plus the exact nearfield (Eq. 20). An evaluation
+//! cluster holding fewer than `(p + 1)²/2` points does not convert an admissible mesh cluster
+//! but evaluates its multipole expansion at each of its points (`k·(p + 1)²` work against
+//! about `(p + 1)⁴/2` for M2L, which then needs no L2L either).
 //!
 //! **Error control.** For each point the truncation error is bounded by summing, over the
 //! mesh clusters converted for it, the kernel bound of Eq. 26 times the cluster's area over `4π`
@@ -27,12 +31,23 @@
 //! Every other point, and every point lying exactly on a nearfield triangle, is re-evaluated
 //! exactly. The guarantee is therefore rigorous for certified points and empirical (with a
 //! margin of 250× the worst measured error) for the rest; the benchmark reports both counts.
+//!
+//! **Grouping** (beyond the paper, [`FmmConfig::group_clear_regions`]): classification first
+//! joins points that lie in one connected region clear of the surface, where `J` is constant,
+//! and evaluates one point per group as above (`regions` module). The clearance tests are
+//! geometric, with a margin far above their rounding error, so grouping never changes an
+//! answer; it only saves evaluations of points far from the surface. The representatives are
+//! evaluated in the evaluation tree of all the points, each cluster sized by the
+//! representatives it holds: the work never exceeds that of evaluating every point (a tree
+//! built over the representatives alone, mostly near the surface, aligns worse with the
+//! mesh tree and was measured slower than evaluating all points on sparse grids).
 
 use crate::DlpError;
 use crate::exact::{AngleSum, exact_containment, potential, tan_half_solid_angle};
 use crate::harmonics::{Complex, index, irregular, l2l, m2l, m2m, regular, size};
 use crate::octree::Octree;
 use crate::quadrature::triangle_rule;
+use crate::regions::{MeshClusters, group_points};
 use contact_core::Containment;
 use geometry_core::predicates::on_triangle;
 use geometry_core::{DAffine3, DVec3, TriMesh};
@@ -79,15 +94,28 @@ pub struct FmmConfig {
     pub depth: TreeDepth,
     /// Evaluation-tree leaves hold at most this many points.
     pub points_per_leaf: usize,
+    /// Beyond the paper: [`classify`](FmmDlp::classify) first groups the points that lie in
+    /// one ball clear of the surface and evaluates one point per group (`J` is constant there;
+    /// see the `regions` module), so that only points near the surface are evaluated one by
+    /// one. `false` evaluates every point, as the paper does. Potentials
+    /// ([`evaluate`](FmmDlp::evaluate)) are never grouped.
+    pub group_clear_regions: bool,
 }
 
 impl Default for FmmConfig {
-    /// `p = 5`, `d = 3`, pre-chosen depth, 8 points per evaluation leaf. With `d = 3` the
+    /// `p = 5`, `d = 3`, pre-chosen depth, 8 points per evaluation leaf, grouping of points
+    /// in regions clear of the surface. With `d = 3` the
     /// Eq. 26–27 bound at `p = 5` stays below ½ for essentially every point, so the exact
     /// fallback is rare; with `d = 2` the bound is too loose to certify points below `p ≈ 12`
     /// (the actual error is far smaller: about `5·10⁻⁴` at `p = 4`).
     fn default() -> Self {
-        Self { order: 5, separation: 3.0, depth: TreeDepth::PreChosen, points_per_leaf: 8 }
+        Self {
+            order: 5,
+            separation: 3.0,
+            depth: TreeDepth::PreChosen,
+            points_per_leaf: 8,
+            group_clear_regions: true,
+        }
     }
 }
 
@@ -135,6 +163,9 @@ pub struct FmmDlp {
     /// The triangles' corners in the mesh tree's order, so that a nearfield cluster's triangles
     /// are read contiguously: `corners_in_order[k]` belongs to face `tree.order[k]`.
     corners_in_order: Vec<[DVec3; 3]>,
+    /// The largest coordinate magnitude of the mesh's vertices (for the margin of the regions'
+    /// distance test).
+    scale: f64,
 }
 
 /// What the evaluation of one batch produced, per point (in the batch's order).
@@ -189,8 +220,16 @@ impl FmmDlp {
             24,
         );
         let corners_in_order = tree.order.iter().map(|&f| corners(f as usize)).collect();
-        let mut fmm =
-            Self { mesh, config, tree, multipoles: Vec::new(), cluster_areas: Vec::new(), corners_in_order };
+        let scale = vertices.iter().map(|v| v.abs().max_element()).fold(0.0, f64::max);
+        let mut fmm = Self {
+            mesh,
+            config,
+            tree,
+            multipoles: Vec::new(),
+            cluster_areas: Vec::new(),
+            corners_in_order,
+            scale,
+        };
         fmm.upward_pass();
         Ok(fmm)
     }
@@ -239,8 +278,16 @@ impl FmmDlp {
                 let node = &nodes[i];
                 let mut coefficients = vec![Complex::default(); width];
                 let mut area = 0.0;
-                let (mut values, mut normal_harmonics, mut integral) =
-                    (Vec::new(), Vec::new(), vec![Complex::default(); width]);
+                // The coefficients are linear in the (unnormalised) normal: accumulate, per
+                // axis, the triangles' moments weighted by that normal component, and convert
+                // once per leaf (Σ_T R_1(n_T) ⊗ I_T = Σ_axis R_1(e_axis) ⊗ Σ_T n_T,axis I_T).
+                let moments_width = size(p.saturating_sub(1));
+                let mut weighted = [
+                    vec![Complex::default(); moments_width],
+                    vec![Complex::default(); moments_width],
+                    vec![Complex::default(); moments_width],
+                ];
+                let (mut values, mut integral) = (Vec::new(), vec![Complex::default(); moments_width]);
                 for &face in &self.tree.order[node.items.clone()] {
                     let [a, b, c] = self.corners(face);
                     let (e1, e2) = (b - a, c - a);
@@ -248,23 +295,32 @@ impl FmmDlp {
                     // this give ∫ ds, and the unnormalised normal carries the same factor.
                     let normal = e1.cross(e2);
                     area += 0.5 * normal.length();
+                    if p == 0 {
+                        continue;
+                    }
                     integral.fill(Complex::default());
-                    if p >= 1 {
-                        for &(s, t, w) in &rule {
-                            regular(p - 1, a + s * e1 + t * e2 - node.centre, &mut values);
-                            for (acc, v) in integral.iter_mut().zip(&values) {
-                                *acc += v.scale(w);
-                            }
+                    for &(s, t, w) in &rule {
+                        regular(p - 1, a + s * e1 + t * e2 - node.centre, &mut values);
+                        for (acc, v) in integral.iter_mut().zip(&values) {
+                            *acc += v.scale(w);
                         }
                     }
-                    regular(1, normal, &mut normal_harmonics);
+                    for (axis, sums) in weighted.iter_mut().enumerate() {
+                        for (acc, v) in sums.iter_mut().zip(&integral) {
+                            *acc += v.scale(normal[axis]);
+                        }
+                    }
+                }
+                let mut normal_harmonics = Vec::new();
+                for (axis, sums) in weighted.iter().enumerate().filter(|_| p > 0) {
+                    regular(1, DVec3::AXES[axis], &mut normal_harmonics);
                     for n in 1..=p {
                         for m in -(n as isize)..=(n as isize) {
                             let mut sum = Complex::default();
                             for t in -1isize..=1 {
                                 let mt = m - t;
                                 if mt.unsigned_abs() < n {
-                                    sum += normal_harmonics[index(1, t)] * integral[index(n - 1, mt)];
+                                    sum += normal_harmonics[index(1, t)] * sums[index(n - 1, mt)];
                                 }
                             }
                             coefficients[index(n, m)] += sum.conj().scale(scale);
@@ -369,6 +425,14 @@ impl FmmDlp {
     /// ```
     pub fn evaluate(&self, points: &[DVec3]) -> Result<FmmEvaluation, DlpError> {
         crate::check_points(points)?;
+        Ok(self.evaluate_selected(points, None))
+    }
+
+    /// [`evaluate`](Self::evaluate) at the `selected` points only (all when `None`; the others
+    /// get 0). The evaluation tree is built over all the points, so that the work never exceeds
+    /// evaluating them all, but each cluster is sized by its selected points only: a smaller
+    /// ball admits more far-field conversions and needs less nearfield.
+    fn evaluate_selected(&self, points: &[DVec3], selected: Option<&[bool]>) -> FmmEvaluation {
         let p = self.config.order;
         let width = size(p);
         // The evaluation tree goes no finer than the mesh tree's leaves (the paper pairs clusters
@@ -377,16 +441,27 @@ impl FmmDlp {
         let is_leaf = |n: &crate::octree::Node| n.is_leaf() || n.level >= cut;
         let finest =
             self.tree.nodes.iter().filter(|n| is_leaf(n)).map(|n| n.half).fold(f64::INFINITY, f64::min);
-        let targets = Octree::build_until(
+        let mut targets = Octree::build_until(
             points,
             |i, c| (points[i] - c).length(),
             self.config.points_per_leaf,
             24,
             finest,
         );
-        // Dual traversal: M2L lists for every evaluation cluster; at its leaves, nearfield lists
-        // and direct lists (a leaf with few points evaluates an admissible cluster's multipole
-        // expansion at each point, `k·(p+1)²` work, instead of converting it, about `(p+1)⁴/2`).
+        let is_selected = |i: u32| selected.is_none_or(|chosen| chosen[i as usize]);
+        // The selected points of every evaluation cluster; clusters without any are skipped.
+        let mut counts: Vec<usize> = targets.nodes.iter().map(|n| n.items.len()).collect();
+        if selected.is_some() {
+            for (node, count) in targets.nodes.iter_mut().zip(&mut counts) {
+                let members = targets.order[node.items.clone()].iter().filter(|&&i| is_selected(i));
+                (*count, node.radius) = members.fold((0, 0.0), |(count, radius), &i| {
+                    (count + 1, f64::max(radius, (points[i as usize] - node.centre).length()))
+                });
+            }
+        }
+        // Dual traversal: M2L lists and direct lists for every evaluation cluster (a cluster with
+        // few points evaluates an admissible mesh cluster's multipole expansion at each point,
+        // `k·(p+1)²` work, instead of converting it, about `(p+1)⁴/2`), nearfield lists at leaves.
         let mut far: Vec<Vec<u32>> = vec![Vec::new(); targets.nodes.len()];
         let mut near: Vec<Vec<u32>> = vec![Vec::new(); targets.nodes.len()];
         let mut direct: Vec<Vec<u32>> = vec![Vec::new(); targets.nodes.len()];
@@ -395,10 +470,13 @@ impl FmmDlp {
             let mut stack = vec![(0usize, 0usize)];
             let factor = self.config.separation + 1.0;
             while let Some((t, s)) = stack.pop() {
+                if counts[t] == 0 {
+                    continue;
+                }
                 let (tn, sn) = (&targets.nodes[t], &self.tree.nodes[s]);
                 let distance = (tn.centre - sn.centre).length();
                 if distance >= factor * tn.radius.max(sn.radius) {
-                    if tn.is_leaf() && tn.items.len() < direct_below {
+                    if counts[t] < direct_below {
                         direct[t].push(s as u32);
                     } else {
                         far[t].push(s as u32);
@@ -429,6 +507,9 @@ impl FmmDlp {
                 .for_each_init(Vec::new, |scratch, (k, (local, bound))| {
                     let t = start + k;
                     let node = &targets.nodes[t];
+                    if counts[t] == 0 {
+                        return;
+                    }
                     if let Some(parent) = node.parent {
                         let parent_local = &done[parent * width..(parent + 1) * width];
                         l2l(p, parent_local, targets.nodes[parent].centre, local, node.centre, scratch);
@@ -448,7 +529,8 @@ impl FmmDlp {
             start = end;
         }
         // Leaves: local expansion plus exact nearfield, in parallel.
-        let leaves: Vec<usize> = (0..targets.nodes.len()).filter(|&t| targets.nodes[t].is_leaf()).collect();
+        let leaves: Vec<usize> =
+            (0..targets.nodes.len()).filter(|&t| targets.nodes[t].is_leaf() && counts[t] > 0).collect();
         let results: Vec<Vec<(u32, f64, bool)>> = leaves
             .par_iter()
             .map(|&t| {
@@ -457,15 +539,22 @@ impl FmmDlp {
                 let mut values = Vec::new();
                 targets.order[node.items.clone()]
                     .iter()
+                    .filter(|&&i| is_selected(i))
                     .map(|&i| {
                         let x = points[i as usize];
                         regular(p, x - node.centre, &mut values);
                         let mut j: f64 =
                             local.iter().zip(&values).map(|(l, r)| l.re * r.re + l.im * r.im).sum();
-                        for &s in &direct[t] {
-                            let sn = &self.tree.nodes[s as usize];
-                            let multipole = &self.multipoles[s as usize * width..(s as usize + 1) * width];
-                            j += evaluate_real_multipole(p, multipole, x - sn.centre, &mut values);
+                        // The direct lists of the leaf and of its ancestors.
+                        let mut cluster = Some(t);
+                        while let Some(c) = cluster {
+                            for &s in &direct[c] {
+                                let sn = &self.tree.nodes[s as usize];
+                                let multipole =
+                                    &self.multipoles[s as usize * width..(s as usize + 1) * width];
+                                j += evaluate_real_multipole(p, multipole, x - sn.centre, &mut values);
+                            }
+                            cluster = targets.nodes[c].parent;
                         }
                         let mut touches = false;
                         let mut half_angles = AngleSum::new();
@@ -496,7 +585,7 @@ impl FmmDlp {
                 evaluation.on_surface[i as usize] = touches;
             }
         }
-        Ok(evaluation)
+        evaluation
     }
 
     /// `J̃` at points in the body's frame.
@@ -533,7 +622,8 @@ impl FmmDlp {
         Ok(self.classify_with_stats(points)?.0)
     }
 
-    /// [`classify`](Self::classify), also returning how many points were re-evaluated exactly.
+    /// [`classify`](Self::classify), also returning how many evaluations fell back to the
+    /// exact evaluator (with grouping, one evaluation decides a whole group).
     ///
     /// # Errors
     /// [`DlpError::NonFinitePoint`] naming the first non-finite point.
@@ -546,31 +636,53 @@ impl FmmDlp {
     /// assert_eq!(exact, 0);
     /// ```
     pub fn classify_with_stats(&self, points: &[DVec3]) -> Result<(Vec<Containment>, usize), DlpError> {
-        let evaluation = self.evaluate(points)?;
-        let (vertices, faces) = (self.mesh.vertices(), self.mesh.faces());
+        crate::check_points(points)?;
+        if !self.config.group_clear_regions {
+            return Ok(self.classify_each(points));
+        }
+        let clusters =
+            MeshClusters { tree: &self.tree, corners_in_order: &self.corners_in_order, scale: self.scale };
+        let grouping = group_points(points, &clusters);
+        let mut selected = vec![false; points.len()];
+        grouping.representatives.iter().for_each(|&i| selected[i as usize] = true);
+        let evaluation = self.evaluate_selected(points, Some(&selected));
+        let classes: Vec<(Containment, bool)> = grouping
+            .representatives
+            .par_iter()
+            .with_min_len(64)
+            .map(|&i| self.classify_evaluated(points[i as usize], &evaluation, i as usize))
+            .collect();
+        let exact = classes.iter().filter(|c| c.1).count();
+        Ok((grouping.group_of.iter().map(|&g| classes[g as usize].0).collect(), exact))
+    }
+
+    /// Every point evaluated by the FMM, and exactly where its answer is not certain.
+    fn classify_each(&self, points: &[DVec3]) -> (Vec<Containment>, usize) {
+        let evaluation = self.evaluate_selected(points, None);
         let classes: Vec<(Containment, bool)> = (0..points.len())
             .into_par_iter()
             .with_min_len(64)
-            .map(|i| {
-                let (j, bound) = (evaluation.potentials[i], evaluation.error_bounds[i]);
-                let margin = (j - 0.5).abs();
-                // Certified by the bound, or far enough from ½ that only an error a thousand
-                // times the largest ever measured could flip it; otherwise exact.
-                let accepted = margin > bound.min(ACCEPTANCE_MARGIN);
-                if evaluation.on_surface[i] || !accepted {
-                    (
-                        exact_containment(vertices, faces, points[i], potential(vertices, faces, points[i])),
-                        true,
-                    )
-                } else if j > 0.5 {
-                    (Containment::Inside, false)
-                } else {
-                    (Containment::Outside, false)
-                }
-            })
+            .map(|i| self.classify_evaluated(points[i], &evaluation, i))
             .collect();
         let exact = classes.iter().filter(|c| c.1).count();
-        Ok((classes.into_iter().map(|c| c.0).collect(), exact))
+        (classes.into_iter().map(|c| c.0).collect(), exact)
+    }
+
+    /// The class of `x`, the point `i` of `evaluation`, and whether it was found exactly.
+    fn classify_evaluated(&self, x: DVec3, evaluation: &FmmEvaluation, i: usize) -> (Containment, bool) {
+        let (j, bound) = (evaluation.potentials[i], evaluation.error_bounds[i]);
+        let margin = (j - 0.5).abs();
+        // Certified by the bound, or far enough from ½ that only an error a thousand times the
+        // largest ever measured could flip it; otherwise exact.
+        let accepted = margin > bound.min(ACCEPTANCE_MARGIN);
+        if evaluation.on_surface[i] || !accepted {
+            let (vertices, faces) = (self.mesh.vertices(), self.mesh.faces());
+            (exact_containment(vertices, faces, x, potential(vertices, faces, x)), true)
+        } else if j > 0.5 {
+            (Containment::Inside, false)
+        } else {
+            (Containment::Outside, false)
+        }
     }
 
     /// Classifies points given in the world while the body has `pose` (body frame to world):
@@ -655,5 +767,41 @@ mod tests {
             // The expansion converges like (r/|x − C|)^(p+1) = 4^−(p+1).
             assert!(worst < 0.25f64.powi(p as i32 + 1) * 4.0, "p = {p}: worst error {worst}");
         }
+    }
+
+    /// Evaluating a selection of the points, with clusters shrunk to their selected points,
+    /// stays within the error bound of the exact value at every selected point, equals the
+    /// full evaluation's answer to within both bounds, and leaves the others at 0.
+    #[test]
+    fn selected_points_are_evaluated_within_their_bounds() {
+        let mesh = octa_sphere(4).unwrap();
+        let fmm = FmmDlp::new(mesh.clone(), FmmConfig { order: 6, ..FmmConfig::default() }).unwrap();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut uniform = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 3.0 - 1.5
+        };
+        let points: Vec<DVec3> = (0..3000).map(|_| DVec3::new(uniform(), uniform(), uniform())).collect();
+        // Every third point, and a dense patch near the surface, so that clusters shrink.
+        let selected: Vec<bool> = points.iter().enumerate().map(|(i, x)| i % 3 == 0 || x.x > 0.9).collect();
+        let full = fmm.evaluate(&points).unwrap();
+        let some = fmm.evaluate_selected(&points, Some(&selected));
+        let (vertices, faces) = (mesh.vertices(), mesh.faces());
+        for (i, &x) in points.iter().enumerate() {
+            if !selected[i] {
+                assert_eq!((some.potentials[i], some.error_bounds[i]), (0.0, 0.0));
+                continue;
+            }
+            let exact = potential(vertices, faces, x);
+            let error = (some.potentials[i] - exact).abs();
+            assert!(
+                error <= some.error_bounds[i] + 1e-12,
+                "point {i}: error {error} > {}",
+                some.error_bounds[i]
+            );
+            let between = (some.potentials[i] - full.potentials[i]).abs();
+            assert!(between <= some.error_bounds[i] + full.error_bounds[i] + 1e-12, "point {i}");
+        }
+        assert!(selected.iter().filter(|&&s| s).count() > 1000);
     }
 }

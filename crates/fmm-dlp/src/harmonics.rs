@@ -157,6 +157,11 @@ fn mirror(z: Complex, m: usize) -> Complex {
 /// assert_eq!(r[index(1, 1)].re, -0.5); // R_1^1 = −(x + iy)/2
 /// ```
 pub fn regular(p: usize, r: DVec3, out: &mut Vec<Complex>) {
+    // The recurrence's divisors, as reciprocals read from a table where it reaches: a division
+    // costs several multiplications, and setup evaluates `R_n^m` at every quadrature point.
+    let reciprocal = |l: usize, m: usize| {
+        if l < RECURRENCE_TABLE { RECIPROCALS[l][m] } else { 1.0 / ((l + m + 1) * (l - m + 1)) as f64 }
+    };
     out.clear();
     out.resize(size(p), Complex::default());
     out[0] = Complex::new(1.0, 0.0);
@@ -168,7 +173,7 @@ pub fn regular(p: usize, r: DVec3, out: &mut Vec<Complex>) {
         for m in 0..=l {
             let previous = if m < l { out[index(l - 1, m as isize)] } else { Complex::default() };
             let value = (out[index(l, m as isize)].scale((2 * l + 1) as f64 * z) - previous.scale(r2))
-                .scale(1.0 / (((l + m + 1) * (l - m + 1)) as f64));
+                .scale(reciprocal(l, m));
             out[index(l + 1, m as isize)] = value;
         }
     }
@@ -178,6 +183,24 @@ pub fn regular(p: usize, r: DVec3, out: &mut Vec<Complex>) {
         }
     }
 }
+
+/// Degrees below which [`regular`] reads its divisors' reciprocals from [`RECIPROCALS`].
+const RECURRENCE_TABLE: usize = 32;
+
+/// `RECIPROCALS[l][m] = 1 / ((l + m + 1)(l − m + 1))` for `m ≤ l < RECURRENCE_TABLE`.
+const RECIPROCALS: [[f64; RECURRENCE_TABLE]; RECURRENCE_TABLE] = {
+    let mut table = [[0.0; RECURRENCE_TABLE]; RECURRENCE_TABLE];
+    let mut l = 0;
+    while l < RECURRENCE_TABLE {
+        let mut m = 0;
+        while m <= l {
+            table[l][m] = 1.0 / ((l + m + 1) * (l - m + 1)) as f64;
+            m += 1;
+        }
+        l += 1;
+    }
+    table
+};
 
 /// Fills `out` (resized to `size(p)`) with `S_n^m(r)` for `n ≤ p`; `r ≠ 0`.
 ///

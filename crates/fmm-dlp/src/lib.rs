@@ -14,7 +14,9 @@
 //!   point, with exact signs for faces seen edge-on.
 //! * [`FmmDlp`]: the fast multipole method of the paper (solid harmonics up to degree `p`, mesh
 //!   and evaluation cluster trees, M2M / M2L / L2L, exact nearfield), with a per-point error
-//!   bound and exact re-evaluation wherever the bound could change the answer.
+//!   bound and exact re-evaluation wherever the bound could change the answer. Beyond the
+//!   paper, its classification evaluates one point per group of points lying in a region clear
+//!   of the surface (`regions` module, [`FmmConfig::group_clear_regions`]).
 //!
 //! Both classify through [`containment_of`] and implement `contact_core::PointContainment`.
 
@@ -25,6 +27,7 @@ mod fmm;
 pub mod harmonics;
 mod octree;
 mod quadrature;
+mod regions;
 
 pub use classify::{INDICATOR_TOLERANCE, containment_of};
 pub use error::DlpError;
@@ -69,5 +72,25 @@ impl PointContainment for ExactDlp {
             .with_min_len(64)
             .map(|(&x, &j)| exact::exact_containment(vertices, faces, x, j))
             .collect())
+    }
+}
+
+impl PointContainment for FmmDlp {
+    type Error = DlpError;
+
+    /// ```
+    /// use contact_core::{Containment, PointContainment};
+    /// use fmm_dlp::{FmmConfig, FmmDlp};
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// let fmm = FmmDlp::new(octa_sphere(3).unwrap(), FmmConfig::default()).unwrap();
+    /// assert_eq!(fmm.contains(DVec3::ZERO).unwrap(), Containment::Inside);
+    /// assert_eq!(fmm.contains(DVec3::X).unwrap(), Containment::OnBoundary); // a mesh vertex
+    /// ```
+    fn contains(&self, point: DVec3) -> Result<Containment, DlpError> {
+        Ok(self.classify(&[point])?[0])
+    }
+
+    fn contains_batch(&self, points: &[DVec3]) -> Result<Vec<Containment>, DlpError> {
+        self.classify(points)
     }
 }

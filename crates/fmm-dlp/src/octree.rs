@@ -77,23 +77,39 @@ impl Octree {
             parent: None,
             level: 0,
         }];
+        let (mut octants, mut buffer): (Vec<u8>, Vec<u32>) = (Vec::new(), Vec::new());
         let mut next = 0;
         while next < nodes.len() {
             let node = nodes[next].clone();
             if node.items.len() > max_leaf && node.level < max_level && node.half >= min_half {
-                // Bucket the items by octant (stable, so the tree is deterministic).
+                // Bucket the items by octant: a stable counting sort, so that the tree is
+                // deterministic, in linear time.
                 let octant = |i: u32| {
                     let p = reference[i as usize];
                     usize::from(p.x >= node.centre.x)
                         | usize::from(p.y >= node.centre.y) << 1
                         | usize::from(p.z >= node.centre.z) << 2
                 };
-                let slice = &mut order[node.items.clone()];
-                slice.sort_by_key(|&i| octant(i));
+                let mut counts = [0usize; 8];
+                octants.clear();
+                octants.extend(order[node.items.clone()].iter().map(|&i| octant(i) as u8));
+                for &o in &octants {
+                    counts[o as usize] += 1;
+                }
+                let mut next_slot = [0usize; 8];
+                for o in 1..8 {
+                    next_slot[o] = next_slot[o - 1] + counts[o - 1];
+                }
+                buffer.clear();
+                buffer.resize(node.items.len(), 0);
+                for (&i, &o) in order[node.items.clone()].iter().zip(&octants) {
+                    buffer[next_slot[o as usize]] = i;
+                    next_slot[o as usize] += 1;
+                }
+                order[node.items.clone()].copy_from_slice(&buffer);
                 let first_child = nodes.len();
                 let mut start = node.items.start;
-                for o in 0..8 {
-                    let count = order[start..node.items.end].iter().take_while(|&&i| octant(i) == o).count();
+                for (o, &count) in counts.iter().enumerate() {
                     if count == 0 {
                         continue;
                     }

@@ -11,7 +11,9 @@
 //!    with `J̃` within its bound of the exact ½, ¼, ⅛, ¾, ⅜;
 //! 4. posed queries equal body-frame queries of the inverse-transformed points and `raycross` on
 //!    the transformed mesh;
-//! 5. a run on one rayon thread (a child process with `RAYON_NUM_THREADS=1`) gives bit-identical
+//! 5. grouped classification (the default) equals raycross and the ungrouped path on random
+//!    points, coincident points, points on and next to the surface;
+//! 6. a run on one rayon thread (a child process with `RAYON_NUM_THREADS=1`) gives bit-identical
 //!    results to a run on the global pool.
 
 mod common;
@@ -135,7 +137,8 @@ fn check_classification(
 }
 
 fn order_separation_configs() -> Vec<FmmConfig> {
-    let mut out = Vec::new();
+    // The paper's path (every point evaluated) besides the default grouped one.
+    let mut out = vec![FmmConfig { group_clear_regions: false, ..config(6, 3.0, TreeDepth::PreChosen) }];
     for separation in [2.0, 3.0] {
         for order in [2, 6] {
             out.push(config(order, separation, TreeDepth::PreChosen));
@@ -402,4 +405,47 @@ fn one_thread_gives_identical_results() {
     assert_eq!(serial.len(), parallel.len());
     let first = serial.iter().zip(&parallel).position(|(a, b)| a != b);
     assert!(first.is_none(), "one thread differs from the pool at result {first:?}");
+}
+
+/// Grouped classification (the default) against raycross and against the ungrouped path, on
+/// points where grouping matters: random points through the bounding box (most of them
+/// grouped), clusters of coincident points, points exactly on the surface (vertices, face
+/// centroids) and points 1e-12 to 1e-6 from it.
+#[test]
+fn grouped_classification_equals_raycross_and_the_ungrouped_path() {
+    let mut r = rng(31);
+    let cases = [("octa_sphere(4)", octa_sphere(4).unwrap()), ("foam", foam(FoamSize::Small).unwrap())];
+    for (what, mesh) in cases {
+        let bbox = mesh.bounding_box();
+        let extent = bbox.max - bbox.min;
+        let mut points: Vec<DVec3> =
+            (0..3_000).map(|_| bbox.min + extent * DVec3::new(r.random(), r.random(), r.random())).collect();
+        let copies: Vec<DVec3> = points[..50].iter().flat_map(|&p| [p; 4]).collect();
+        points.extend(copies);
+        let (vertices, faces) = (mesh.vertices(), mesh.faces());
+        points.extend(vertices.iter().step_by(vertices.len() / 40 + 1));
+        points.extend(
+            faces
+                .iter()
+                .step_by(faces.len() / 40 + 1)
+                .map(|f| f.iter().map(|&v| vertices[v as usize]).sum::<DVec3>() / 3.0),
+        );
+        points.extend(near_surface_points(&mut r, &mesh, 200, 1e-12, 1e-6));
+        let want = RayCrossing::new(mesh.clone()).unwrap().contains_batch(&points).unwrap();
+        assert!(want.contains(&Containment::OnBoundary), "{what}: no point on the surface");
+        let grouped = FmmDlp::new(mesh.clone(), FmmConfig::default()).unwrap();
+        let each =
+            FmmDlp::new(mesh.clone(), FmmConfig { group_clear_regions: false, ..FmmConfig::default() })
+                .unwrap();
+        let got = grouped.classify(&points).unwrap();
+        assert_eq!(got, each.classify(&points).unwrap(), "{what}: grouped vs ungrouped");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{what}: point {i} = {}", points[i]);
+        }
+        // The trait's batch and single-point queries give the same answers.
+        assert_eq!(grouped.contains_batch(&points).unwrap(), got);
+        for i in (0..points.len()).step_by(97) {
+            assert_eq!(grouped.contains(points[i]).unwrap(), got[i], "{what}: single point {i}");
+        }
+    }
 }
