@@ -9,9 +9,11 @@
 //! n·∇R_n^m(u) = Σ_{t=−1..1} R_1^t(n) R_{n−1}^{m−t}(u)      (the regular addition theorem),
 //! ```
 //!
-//! integrated exactly by a collapsed Gauss rule of degree `p − 1` (the integrand is a
-//! polynomial; being linear in `n_τ`, it is summed per axis over a leaf's triangles and
-//! combined with `R_1^t` once per leaf); then M2M up the tree (Eq. 23).
+//! integrated exactly by a triangle rule of degree `p − 1` (the integrand is a polynomial; a
+//! symmetric 6-point rule at the default `p = 5`, see `triangle_rule_of_degree`). Being linear
+//! in `n_τ`, the integrand is summed per axis over a leaf's triangles and combined with
+//! `R_1^t` once per leaf; only the orders `m ≥ 0` are summed, the others follow by symmetry.
+//! Then M2M up the tree (Eq. 23).
 //!
 //! **Evaluation** of a batch of points: an octree over the points (the evaluation cluster
 //! tree); a dual traversal that converts a mesh cluster `ω` into a local expansion of an
@@ -44,9 +46,12 @@
 
 use crate::DlpError;
 use crate::exact::{AngleSum, exact_containment, potential, tan_half_solid_angle};
-use crate::harmonics::{Complex, index, irregular, l2l, m2l, m2m, regular, size};
+use crate::harmonics::{
+    Complex, evaluate_real_multipole, fill_negative_orders, index, l2l, m2l, m2m, regular,
+    regular_nonnegative, size,
+};
 use crate::octree::Octree;
-use crate::quadrature::triangle_rule;
+use crate::quadrature::triangle_rule_of_degree;
 use crate::regions::{MeshClusters, group_points};
 use contact_core::Containment;
 use geometry_core::predicates::on_triangle;
@@ -268,7 +273,7 @@ impl FmmDlp {
     fn upward_pass(&mut self) {
         let p = self.config.order;
         let width = size(p);
-        let rule = triangle_rule(p / 2 + 1);
+        let rule = triangle_rule_of_degree(p.saturating_sub(1));
         let nodes = &self.tree.nodes;
         let leaves: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].is_leaf()).collect();
         let scale = -1.0 / (4.0 * std::f64::consts::PI);
@@ -298,18 +303,29 @@ impl FmmDlp {
                     if p == 0 {
                         continue;
                     }
+                    // Orders m ≥ 0 only: the weights are real, so the sums keep the symmetry
+                    // of the harmonics and are completed once per leaf.
                     integral.fill(Complex::default());
                     for &(s, t, w) in &rule {
-                        regular(p - 1, a + s * e1 + t * e2 - node.centre, &mut values);
-                        for (acc, v) in integral.iter_mut().zip(&values) {
-                            *acc += v.scale(w);
+                        regular_nonnegative(p - 1, a + s * e1 + t * e2 - node.centre, &mut values);
+                        for n in 0..p {
+                            let row = index(n, 0)..=index(n, n as isize);
+                            for (acc, v) in integral[row.clone()].iter_mut().zip(&values[row]) {
+                                *acc += v.scale(w);
+                            }
                         }
                     }
                     for (axis, sums) in weighted.iter_mut().enumerate() {
-                        for (acc, v) in sums.iter_mut().zip(&integral) {
-                            *acc += v.scale(normal[axis]);
+                        for n in 0..p {
+                            let row = index(n, 0)..=index(n, n as isize);
+                            for (acc, v) in sums[row.clone()].iter_mut().zip(&integral[row]) {
+                                *acc += v.scale(normal[axis]);
+                            }
                         }
                     }
+                }
+                for sums in &mut weighted {
+                    fill_negative_orders(p.saturating_sub(1), sums);
                 }
                 let mut normal_harmonics = Vec::new();
                 for (axis, sums) in weighted.iter().enumerate().filter(|_| p > 0) {
@@ -712,26 +728,11 @@ impl FmmDlp {
     }
 }
 
-/// `Re Σ M_n^m S_n^m(r)` for the expansion of a real field, using `S_n^{−m} M_n^{−m} =
-/// conj(S_n^m M_n^m)`: the `m = 0` terms plus twice the real parts of the `m > 0` terms.
-fn evaluate_real_multipole(p: usize, multipole: &[Complex], r: DVec3, scratch: &mut Vec<Complex>) -> f64 {
-    irregular(p, r, scratch);
-    let mut sum = 0.0;
-    for n in 0..=p {
-        let centre = index(n, 0);
-        sum += multipole[centre].re * scratch[centre].re - multipole[centre].im * scratch[centre].im;
-        for k in centre + 1..=centre + n {
-            let (a, b) = (multipole[k], scratch[k]);
-            sum += 2.0 * (a.re * b.re - a.im * b.im);
-        }
-    }
-    sum
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::exact::half_solid_angle;
+    use crate::harmonics::irregular;
     use geometry_core::generators::octa_sphere;
 
     /// Every cluster's multipole expansion, evaluated directly at a point well outside the

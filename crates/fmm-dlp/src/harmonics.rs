@@ -157,6 +157,14 @@ fn mirror(z: Complex, m: usize) -> Complex {
 /// assert_eq!(r[index(1, 1)].re, -0.5); // R_1^1 = −(x + iy)/2
 /// ```
 pub fn regular(p: usize, r: DVec3, out: &mut Vec<Complex>) {
+    regular_nonnegative(p, r, out);
+    fill_negative_orders(p, out);
+}
+
+/// [`regular`] for the orders `m ≥ 0` only (the others are left at 0): a sum of `R_n^m` with
+/// real weights has the same symmetry, so sums can be completed once by
+/// [`fill_negative_orders`].
+pub(crate) fn regular_nonnegative(p: usize, r: DVec3, out: &mut Vec<Complex>) {
     // The recurrence's divisors, as reciprocals read from a table where it reaches: a division
     // costs several multiplications, and setup evaluates `R_n^m` at every quadrature point.
     let reciprocal = |l: usize, m: usize| {
@@ -177,6 +185,11 @@ pub fn regular(p: usize, r: DVec3, out: &mut Vec<Complex>) {
             out[index(l + 1, m as isize)] = value;
         }
     }
+}
+
+/// Completes coefficients given for `m ≥ 0` by the symmetry `X_n^{−m} = (−1)^m conj(X_n^m)`
+/// of the solid harmonics and of their sums with real weights.
+pub(crate) fn fill_negative_orders(p: usize, out: &mut [Complex]) {
     for n in 1..=p {
         for m in 1..=n {
             out[index(n, -(m as isize))] = mirror(out[index(n, m as isize)], m);
@@ -251,6 +264,55 @@ pub fn evaluate_multipole(p: usize, coefficients: &[Complex], centre: DVec3, x: 
     let mut s = Vec::new();
     irregular(p, x - centre, &mut s);
     coefficients.iter().zip(&s).map(|(c, s)| (*c * *s).re).sum()
+}
+
+/// Evaluates the multipole expansion of a real field (`M_n^{−m} = (−1)^m conj(M_n^m)`) of
+/// degree `p` at offset `r ≠ 0` from its centre: `Re Σ M_n^m S_n^m(r)` as the `m = 0`
+/// terms plus twice the real parts of the `m > 0` terms. The `S_n^m` with `m ≥ 0` are generated
+/// row by row and summed as they come, without storing them: the FMM calls this for every
+/// point and every mesh cluster it evaluates directly. `scratch` holds two rows.
+///
+/// ```
+/// use fmm_dlp::harmonics::{Complex, evaluate_real_multipole};
+/// use geometry_core::DVec3;
+/// // A unit charge at the centre: M_0^0 = 1, φ = 1/|r|.
+/// let m = vec![Complex::new(1.0, 0.0); 4];
+/// let r = DVec3::new(0.0, 4.0, 0.0);
+/// assert!((evaluate_real_multipole(0, &m, r, &mut Vec::new()) - 0.25).abs() < 1e-15);
+/// ```
+pub fn evaluate_real_multipole(p: usize, multipole: &[Complex], r: DVec3, scratch: &mut Vec<Complex>) -> f64 {
+    let inverse_r2 = 1.0 / r.length_squared();
+    let (xy, z) = (Complex::new(r.x, r.y), r.z);
+    // Rows l − 1 and l of S_l^m (m ≥ 0), alternating between the two halves of `scratch`: the
+    // next row overwrites the older one.
+    let width = p + 2;
+    if scratch.len() < 2 * width {
+        scratch.resize(2 * width, Complex::default());
+    }
+    let (mut previous, mut current) = scratch.split_at_mut(width);
+    current[0] = Complex::new(inverse_r2.sqrt(), 0.0);
+    let mut sum = 0.0;
+    for l in 0..=p {
+        let row = &multipole[index(l, 0)..=index(l, l as isize)];
+        let mut twice = 0.0;
+        for (a, b) in row[1..].iter().zip(&current[1..=l]) {
+            twice += a.re * b.re - a.im * b.im;
+        }
+        sum += row[0].re * current[0].re - row[0].im * current[0].im + 2.0 * twice;
+        if l == p {
+            break;
+        }
+        // The next row, by the recurrence of `irregular`, written over row l − 1.
+        let diagonal = (xy * current[l]).scale(-((2 * l + 1) as f64) * inverse_r2);
+        for m in 0..=l {
+            let older = if m < l { previous[m] } else { Complex::default() };
+            previous[m] = (current[m].scale((2 * l + 1) as f64 * z) - older.scale((l * l - m * m) as f64))
+                .scale(inverse_r2);
+        }
+        previous[l + 1] = diagonal;
+        std::mem::swap(&mut previous, &mut current);
+    }
+    sum
 }
 
 /// Evaluates a local expansion of degree `p` about `centre` at `x`:

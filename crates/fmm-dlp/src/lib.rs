@@ -33,7 +33,7 @@ pub use classify::{INDICATOR_TOLERANCE, containment_of};
 pub use error::DlpError;
 pub use exact::ExactDlp;
 pub use fmm::{ACCEPTANCE_MARGIN, FmmConfig, FmmDlp, FmmEvaluation, TreeDepth, leaf_size_for};
-pub use quadrature::{gauss_legendre, triangle_rule};
+pub use quadrature::{gauss_legendre, triangle_rule, triangle_rule_of_degree};
 
 use contact_core::{Containment, PointContainment};
 use geometry_core::DVec3;

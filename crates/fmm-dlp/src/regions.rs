@@ -99,12 +99,14 @@ impl MeshClusters<'_> {
                 }
             } else {
                 // Nearest child last, so that it is searched first and prunes the others.
-                let mut children: Vec<usize> = node.children.clone().collect();
-                children.sort_by(|&i, &j| {
-                    let d = |k: usize| (x - self.tree.nodes[k].centre).length() - self.tree.nodes[k].radius;
-                    d(j).total_cmp(&d(i))
-                });
-                stack.extend(children);
+                let mut children = [(0.0, 0usize); 8];
+                let count = node.children.len();
+                for (slot, k) in children.iter_mut().zip(node.children.clone()) {
+                    let child = &self.tree.nodes[k];
+                    *slot = ((x - child.centre).length() - child.radius, k);
+                }
+                children[..count].sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+                stack.extend(children[..count].iter().map(|&(_, k)| k));
             }
         }
         (best * (1.0 - 1e-9) - 2.0 * self.slack(x)).max(0.0)

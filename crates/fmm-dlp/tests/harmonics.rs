@@ -8,7 +8,8 @@
 //!    geometric-series bound `(|y|/|x|)^{p+1} / (|x| − |y|)` of Muth et al. Eq. (12);
 //! 3. multipoles of point charges (`M = Σ q conj(R(y − c))`): M2M equals the direct multipole
 //!    about the new centre coefficient by coefficient; M2L gives a local expansion whose values
-//!    converge geometrically in `p` to the direct Coulomb sum; L2L re-centres a local expansion
+//!    converge geometrically in `p` to the direct Coulomb sum; the real-field evaluation of a
+//!    multipole equals the full sum over `±m`; L2L re-centres a local expansion
 //!    (a harmonic polynomial of degree `p`) exactly; all three add into their output;
 //! 4. Gauss–Legendre and triangle rules integrate monomials exactly up to the stated degree.
 
@@ -16,9 +17,10 @@ mod common;
 
 use common::rng;
 use fmm_dlp::harmonics::{
-    Complex, evaluate_local, evaluate_multipole, index, irregular, l2l, m2l, m2m, regular, size,
+    Complex, evaluate_local, evaluate_multipole, evaluate_real_multipole, index, irregular, l2l, m2l, m2m,
+    regular, size,
 };
-use fmm_dlp::{gauss_legendre, triangle_rule};
+use fmm_dlp::{gauss_legendre, triangle_rule, triangle_rule_of_degree};
 use geometry_core::DVec3;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -392,6 +394,29 @@ fn multipole_evaluation_matches_coulomb_sum() {
     }
 }
 
+/// The real-field shortcut (`m ≥ 0` only, harmonics generated on the fly) equals the oracle's
+/// full sum over `−n ≤ m ≤ n` for multipoles of real charges, up to the largest order.
+#[test]
+fn real_multipole_evaluation_equals_the_full_sum() {
+    let mut r = rng(21);
+    let mut scratch = Vec::new();
+    for p in [0, 1, 2, 3, 5, 8, 13, 21, 30] {
+        let c = random_vec(&mut r, 1.0);
+        let charges = random_charges(&mut r, 5, c, 0.5);
+        let oracle = direct_multipole(p, &charges, c);
+        let m = to_complex(&oracle);
+        for _ in 0..20 {
+            let offset = random_vec(&mut r, 1.0).normalize() * r.random_range(0.6..4.0);
+            let want: f64 = (0..=p)
+                .flat_map(|n| (-(n as isize)..=n as isize).map(move |k| (n, k)))
+                .map(|(n, k)| oracle[index(n, k)].mul(irregular_oracle(n, k, offset)).re)
+                .sum();
+            let got = evaluate_real_multipole(p, &m, offset, &mut scratch);
+            assert!((got - want).abs() <= 1e-12 * (1.0 + want.abs()), "p = {p}: {got} vs oracle {want}");
+        }
+    }
+}
+
 #[test]
 fn m2m_equals_direct_multipole() {
     let mut r = rng(15);
@@ -556,4 +581,26 @@ fn triangle_rule_exact_to_degree_2q_minus_2() {
             }
         }
     }
+}
+
+/// The rules chosen by degree: exact on every monomial of their degree (and the symmetric ones
+/// inside the triangle with positive weights), with the promised point counts.
+#[test]
+fn triangle_rule_of_degree_is_exact_to_its_degree() {
+    for degree in 0..=14 {
+        let rule = triangle_rule_of_degree(degree);
+        let weights: f64 = rule.iter().map(|r| r.2).sum();
+        assert!((weights - 0.5).abs() < 1e-14, "degree {degree}");
+        assert!(rule.iter().all(|&(s, t, w)| s >= 0.0 && t >= 0.0 && s + t <= 1.0 + 1e-15 && w > 0.0));
+        for total in 0..=degree {
+            for a in 0..=total {
+                let b = total - a;
+                let got: f64 = rule.iter().map(|&(s, t, w)| w * s.powi(a as i32) * t.powi(b as i32)).sum();
+                let want = factorial(a) * factorial(b) / factorial(a + b + 2);
+                assert!((got - want).abs() < 1e-15, "degree {degree}: ∫ s^{a} t^{b} = {got}, want {want}");
+            }
+        }
+    }
+    let counts: Vec<usize> = (0..=6).map(|d| triangle_rule_of_degree(d).len()).collect();
+    assert_eq!(counts, [1, 1, 3, 6, 6, 7, 16]);
 }
