@@ -56,6 +56,18 @@ impl Octree {
         max_level: u32,
         min_half: f64,
     ) -> Self {
+        let mut tree = Self::subdivide(reference, max_leaf, max_level, min_half);
+        for node in &mut tree.nodes {
+            node.radius = tree.order[node.items.clone()]
+                .iter()
+                .map(|&i| reach(i as usize, node.centre))
+                .fold(0.0, f64::max);
+        }
+        tree
+    }
+
+    /// The cubes of [`build_until`](Self::build_until) with every radius left at 0.
+    pub(crate) fn subdivide(reference: &[DVec3], max_leaf: usize, max_level: u32, min_half: f64) -> Self {
         let mut order: Vec<u32> = (0..reference.len() as u32).collect();
         let (mut low, mut high) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
         for &p in reference {
@@ -133,11 +145,38 @@ impl Octree {
             }
             next += 1;
         }
-        for node in &mut nodes {
-            node.radius =
-                order[node.items.clone()].iter().map(|&i| reach(i as usize, node.centre)).fold(0.0, f64::max);
-        }
         Self { nodes, order }
+    }
+
+    /// Sizes every cluster by its `selected` items only (radius 0 without any) and returns
+    /// their number per cluster. Each selected item updates the clusters on its way to the
+    /// root, so the cost is that of the selection, not of the whole tree.
+    pub(crate) fn fit_to_selected(
+        &mut self,
+        selected: &[bool],
+        reach: impl Fn(usize, DVec3) -> f64,
+    ) -> Vec<usize> {
+        let mut counts = vec![0; self.nodes.len()];
+        self.nodes.iter_mut().for_each(|node| node.radius = 0.0);
+        for leaf in 0..self.nodes.len() {
+            if !self.nodes[leaf].is_leaf() {
+                continue;
+            }
+            for position in self.nodes[leaf].items.clone() {
+                let item = self.order[position] as usize;
+                if !selected[item] {
+                    continue;
+                }
+                let mut cluster = Some(leaf);
+                while let Some(c) = cluster {
+                    let node = &mut self.nodes[c];
+                    counts[c] += 1;
+                    node.radius = node.radius.max(reach(item, node.centre));
+                    cluster = node.parent;
+                }
+            }
+        }
+        counts
     }
 
     /// The deepest level.

@@ -9,14 +9,21 @@
 //!
 //! 1. an octree over the points is walked from the root; a cluster whose bounding ball (centre
 //!    `C`, radius `r` = distance to its farthest point) keeps a clear distance from every
-//!    triangle is a *clear ball*; clusters the surface touches are split further, and a point
-//!    of a touched leaf gets its own clear ball, of radius its distance to the surface (shrunk
-//!    by the margin below; none for a point on the surface);
+//!    triangle is a *clear ball*; clusters the surface touches are split further. A point `x`
+//!    of a touched leaf gets its own clear ball, of radius `δ` its distance to the surface
+//!    (shrunk by the margin below; none for a point on the surface), and, when clear, a larger
+//!    ball that reaches away from the surface: centre `x + t·u`, radius `t + δ/2`, with `u` the
+//!    unit vector from the nearest surface point to `x` and `t` the radius of the leaf's
+//!    parent cluster (the spacing of `x`'s neighbours). `x` lies inside it, and it reaches the
+//!    points deeper inside (or farther outside), which a point very close to the surface
+//!    could not reach with its own small ball. A point already inside a ball of a point before
+//!    it in its leaf gets none of its own;
 //! 2. every point inside a clear ball joins the ball's group (union–find), which links
-//!    overlapping clusters and pulls most points near the surface into the groups around them.
+//!    overlapping clusters and pulls the points near the surface into the groups around them.
 //!
-//! For points spread through a volume, only points much closer to the surface than to their
-//! neighbours stay alone.
+//! For points spread through a volume, only points near edges and vertices of the surface,
+//! near thin parts, or on it stay alone. Whatever balls are chosen, each is tested clear, so
+//! the choice only decides how many groups remain, never an answer.
 //!
 //! **Distances** are found on the mesh cluster tree: a mesh cluster of centre `C_s` and radius
 //! `r_s` (all of its triangles lie within `r_s` of `C_s`) is skipped when it cannot come closer
@@ -31,7 +38,7 @@ use geometry_core::{DVec3, Triangle};
 use rayon::prelude::*;
 
 /// Clusters of at most this many points are not split further.
-const POINTS_PER_LEAF: usize = 4;
+const POINTS_PER_LEAF: usize = 8;
 
 /// Which points decide for which.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -85,8 +92,8 @@ impl MeshClusters<'_> {
     ///
     /// The exact nearest distance, not a cheaper lower bound: a larger ball joins more points,
     /// and each point left alone costs far more to evaluate than this search.
-    fn clear_radius(&self, x: DVec3) -> f64 {
-        let mut best = f64::INFINITY;
+    fn clear_radius(&self, x: DVec3) -> (f64, DVec3) {
+        let (mut best, mut nearest) = (f64::INFINITY, x);
         let mut stack = vec![0usize];
         while let Some(s) = stack.pop() {
             let node = &self.tree.nodes[s];
@@ -95,7 +102,10 @@ impl MeshClusters<'_> {
             }
             if node.is_leaf() {
                 for &[a, b, c] in &self.corners_in_order[node.items.clone()] {
-                    best = best.min((Triangle::new(a, b, c).closest_point(x) - x).length());
+                    let y = Triangle::new(a, b, c).closest_point(x);
+                    if (y - x).length() < best {
+                        (best, nearest) = ((y - x).length(), y);
+                    }
                 }
             } else {
                 // Nearest child last, so that it is searched first and prunes the others.
@@ -109,18 +119,25 @@ impl MeshClusters<'_> {
                 stack.extend(children[..count].iter().map(|&(_, k)| k));
             }
         }
-        (best * (1.0 - 1e-9) - 2.0 * self.slack(x)).max(0.0)
+        ((best * (1.0 - 1e-9) - 2.0 * self.slack(x)).max(0.0), nearest)
     }
 }
 
-/// Union–find over point indices, with path halving.
-struct Components(Vec<u32>);
+/// Union–find over positions in the point tree's order: union by size, path halving.
+struct Components {
+    parent: Vec<u32>,
+    size: Vec<u32>,
+}
 
 impl Components {
+    fn new(count: usize) -> Self {
+        Self { parent: (0..count as u32).collect(), size: vec![1; count] }
+    }
+
     fn find(&mut self, mut i: u32) -> u32 {
-        while self.0[i as usize] != i {
-            let grandparent = self.0[self.0[i as usize] as usize];
-            self.0[i as usize] = grandparent;
+        while self.parent[i as usize] != i {
+            let grandparent = self.parent[self.parent[i as usize] as usize];
+            self.parent[i as usize] = grandparent;
             i = grandparent;
         }
         i
@@ -128,18 +145,53 @@ impl Components {
 
     fn join(&mut self, a: u32, b: u32) {
         let (a, b) = (self.find(a), self.find(b));
-        // The smaller index becomes the root, so that a root is its component's least point.
-        if a < b {
-            self.0[b as usize] = a;
-        } else {
-            self.0[a as usize] = b;
+        if a == b {
+            return;
+        }
+        let (small, large) = if self.size[a as usize] < self.size[b as usize] { (a, b) } else { (b, a) };
+        self.parent[small as usize] = large;
+        self.size[large as usize] += self.size[small as usize];
+    }
+}
+
+/// A ball clear of the surface, made while visiting the point-tree cluster `origin`, whose
+/// points all join the group of the point at position `member`.
+#[derive(Debug, Clone, Copy)]
+struct ClearBall {
+    centre: DVec3,
+    radius: f64,
+    member: u32,
+    origin: u32,
+}
+
+impl ClearBall {
+    /// The smallest cluster containing `origin` whose cube contains the ball (the root if
+    /// none): every point in the ball lies in its subtree, since a cluster holds exactly the
+    /// points in its cube.
+    fn search_root(&self, tree: &Octree) -> usize {
+        let mut cluster = self.origin as usize;
+        loop {
+            let node = &tree.nodes[cluster];
+            let offset = (self.centre - node.centre).abs().max_element();
+            match node.parent {
+                Some(parent) if offset + self.radius >= node.half => cluster = parent,
+                _ => return cluster,
+            }
         }
     }
 }
 
-/// Every point of `tree` within distance `radius` of `centre`, each passed to `visit`.
-fn points_in_ball(tree: &Octree, points: &[DVec3], centre: DVec3, radius: f64, mut visit: impl FnMut(u32)) {
-    let mut stack = vec![0usize];
+/// The position (in `tree.order`) of every point of the subtree of `start` within distance
+/// `radius` of `centre`, each passed to `visit`.
+fn points_in_ball(
+    tree: &Octree,
+    points: &[DVec3],
+    start: usize,
+    centre: DVec3,
+    radius: f64,
+    mut visit: impl FnMut(u32),
+) {
+    let mut stack = vec![start];
     while let Some(t) = stack.pop() {
         let node = &tree.nodes[t];
         let distance = (centre - node.centre).length();
@@ -147,11 +199,11 @@ fn points_in_ball(tree: &Octree, points: &[DVec3], centre: DVec3, radius: f64, m
             continue;
         }
         if distance + node.radius <= radius {
-            tree.order[node.items.clone()].iter().for_each(|&i| visit(i));
+            node.items.clone().for_each(|position| visit(position as u32));
         } else if node.is_leaf() {
-            for &i in &tree.order[node.items.clone()] {
-                if (points[i as usize] - centre).length() <= radius {
-                    visit(i);
+            for position in node.items.clone() {
+                if (points[tree.order[position] as usize] - centre).length() <= radius {
+                    visit(position as u32);
                 }
             }
         } else {
@@ -179,20 +231,36 @@ pub(crate) fn group_points(points: &[DVec3], mesh: &MeshClusters<'_>) -> Groupin
             })
             .collect();
     }
-    let balls: Vec<(DVec3, f64, u32)> = frontier
+    let balls: Vec<ClearBall> = frontier
         .par_iter()
         .flat_map_iter(|&root| {
             let mut balls = Vec::new();
             let mut stack = vec![root];
             while let Some(t) = stack.pop() {
                 let node = &tree.nodes[t];
-                let first = tree.order[node.items.start];
+                let origin = t as u32;
                 if node.items.len() > 1 && mesh.ball_is_clear(node.centre, node.radius) {
-                    balls.push((node.centre, node.radius, first));
+                    let member = node.items.start as u32;
+                    balls.push(ClearBall { centre: node.centre, radius: node.radius, member, origin });
                 } else if node.is_leaf() {
-                    for &i in &tree.order[node.items.clone()] {
-                        let x = points[i as usize];
-                        balls.push((x, mesh.clear_radius(x), i));
+                    let reach = node.parent.map_or(node.radius, |parent| tree.nodes[parent].radius);
+                    let first_of_leaf = balls.len();
+                    for position in node.items.clone() {
+                        let (x, position) = (points[tree.order[position] as usize], position as u32);
+                        // A point inside a ball of a point before it joins that ball's group.
+                        if balls[first_of_leaf..].iter().any(|ball| (x - ball.centre).length() < ball.radius)
+                        {
+                            continue;
+                        }
+                        let (radius, nearest) = mesh.clear_radius(x);
+                        balls.push(ClearBall { centre: x, radius, member: position, origin });
+                        if radius > 0.0 && reach > radius {
+                            let away = (x - nearest).normalize();
+                            let (centre, r) = (x + away * reach, reach + 0.5 * radius);
+                            if away.is_finite() && mesh.ball_is_clear(centre, r) {
+                                balls.push(ClearBall { centre, radius: r, member: position, origin });
+                            }
+                        }
                     }
                 } else {
                     stack.extend(node.children.clone().rev());
@@ -201,24 +269,37 @@ pub(crate) fn group_points(points: &[DVec3], mesh: &MeshClusters<'_>) -> Groupin
             balls
         })
         .collect();
-    // Step 2: every point inside a clear ball joins the ball's group.
-    let mut components = Components((0..points.len() as u32).collect());
-    for &(centre, radius, member) in &balls {
-        if radius > 0.0 {
-            points_in_ball(&tree, points, centre, radius, |i| components.join(member, i));
+    // Step 2: every point inside a clear ball joins the ball's group. Union–find runs over
+    // positions in the tree's order, where a cluster's points are contiguous.
+    let mut components = Components::new(points.len());
+    for ball in balls.iter().filter(|ball| ball.radius > 0.0) {
+        let start = ball.search_root(&tree);
+        points_in_ball(&tree, points, start, ball.centre, ball.radius, |position| {
+            components.join(ball.member, position);
+        });
+    }
+    // Each group is represented by its least point index; numbering the representatives in
+    // index order keeps them increasing.
+    let roots: Vec<u32> = (0..points.len() as u32).map(|position| components.find(position)).collect();
+    let mut least = vec![u32::MAX; points.len()];
+    for (position, &root) in roots.iter().enumerate() {
+        least[root as usize] = least[root as usize].min(tree.order[position]);
+    }
+    let mut rank = vec![u32::MAX; points.len()];
+    for (position, &root) in roots.iter().enumerate() {
+        if root as usize == position {
+            rank[least[position] as usize] = 0;
         }
     }
     let mut grouping = Grouping { representatives: Vec::new(), group_of: vec![0; points.len()] };
-    // Roots are their components' least points, so numbering them in index order puts the
-    // representatives in increasing order.
-    let mut position = vec![u32::MAX; points.len()];
-    for i in 0..points.len() as u32 {
-        let root = components.find(i);
-        if root == i {
-            position[i as usize] = grouping.representatives.len() as u32;
-            grouping.representatives.push(i);
+    for (i, slot) in rank.iter_mut().enumerate() {
+        if *slot == 0 {
+            *slot = grouping.representatives.len() as u32;
+            grouping.representatives.push(i as u32);
         }
-        grouping.group_of[i as usize] = position[root as usize];
+    }
+    for (position, &root) in roots.iter().enumerate() {
+        grouping.group_of[tree.order[position] as usize] = rank[least[root as usize] as usize];
     }
     grouping
 }
@@ -229,7 +310,8 @@ mod tests {
     use geometry_core::generators::octa_sphere;
 
     /// On octa-spheres and a foam: every grouped point has its representative's
-    /// classification, by ray crossing (an independent oracle), and most points are grouped.
+    /// classification, by ray crossing (an independent oracle), and most points are grouped,
+    /// each group represented by its least point.
     #[test]
     fn groups_never_straddle_the_surface() {
         use contact_core::PointContainment;
@@ -265,6 +347,8 @@ mod tests {
             for (i, class) in truth.iter().enumerate() {
                 let rep = grouping.representatives[grouping.group_of[i] as usize] as usize;
                 assert_eq!(*class, truth[rep], "{} grouped with {}", points[i], points[rep]);
+                // The representative is its group's least point.
+                assert!(rep <= i && grouping.group_of[rep] == grouping.group_of[i]);
             }
             assert!(grouping.representatives.windows(2).all(|w| w[0] < w[1]));
             assert_eq!(grouping.group_of.len(), points.len());
