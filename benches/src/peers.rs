@@ -49,6 +49,12 @@ pub const PYTHON_PACKAGES: &[PythonPackage] = &[
         used_by: &["fmm-dlp"],
         purpose: "fast winding number (Barnes–Hut, order 2, β = 2), the fmm-dlp suite's peer",
     },
+    PythonPackage {
+        pip: "fmm3dpy",
+        module: "fmm3dpy",
+        used_by: &["fmm-dlp"],
+        purpose: "FMM3D's Laplace FMM with dipoles (ε = 10⁻³), the fmm-dlp target case's second peer",
+    },
 ];
 
 /// The interpreter of the peers' virtual environment under `root`.

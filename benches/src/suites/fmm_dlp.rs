@@ -37,6 +37,9 @@ use std::time::Instant;
 
 const PEER: &str = "libigl";
 const PEER_SCRIPT: &str = include_str!("../../peers/igl_winding.py");
+/// FMM3D's Laplace dipole FMM at ε = 10⁻³, the issue's second peer (target case only: it
+/// takes seconds there).
+const FMM3D_SCRIPT: &str = include_str!("../../peers/fmm3d_dipole.py");
 
 /// The registered suite.
 #[derive(Debug, Clone, Copy, Default)]
@@ -111,12 +114,26 @@ struct Row {
     /// classifies differently from raycross (winding number > ½ read as inside; points on the
     /// surface excluded).
     igl: Option<(f64, usize)>,
+    /// FMM3D's dipole FMM (target case only): seconds of the FMM call and its disagreements
+    /// with raycross, counted as for libigl.
+    fmm3d: Option<(f64, usize)>,
 }
 
-/// Runs libigl's fast winding number on one case through `env`, in `dir`.
-fn run_igl(
-    env: &PythonEnv,
-    dir: &Path,
+/// The Python peers found, and a directory to exchange arrays with them.
+#[derive(Clone, Copy)]
+struct Peers<'a> {
+    igl: Option<&'a PythonEnv>,
+    fmm3d: Option<&'a PythonEnv>,
+    dir: &'a Path,
+}
+
+/// Runs a peer script on one case through `env`, in `dir`: it reads the mesh and the points,
+/// writes one value of `J` (or the winding number) per point and prints its time. Returns
+/// the seconds and the points it classifies differently from raycross (value > ½ read as
+/// inside; points on the surface excluded).
+fn run_peer(
+    (env, dir): (&PythonEnv, &Path),
+    (name, script): (&str, &str),
     mesh: &TriMesh,
     points: &[DVec3],
     truth: &[Containment],
@@ -129,7 +146,7 @@ fn run_igl(
     write("F.i64", mesh.faces().iter().flatten().flat_map(|&i| i64::from(i).to_le_bytes()).collect())?;
     write("Q.f64", coordinates(points))?;
     let stdout =
-        env.run_script(dir, "igl_winding.py", PEER_SCRIPT, &[dir.as_os_str()]).map_err(|e| e.to_string())?;
+        env.run_script(dir, name, script, &[dir.as_os_str()]).map_err(|e| e.to_string())?;
     let parsed: serde_json::Value = serde_json::from_str(&stdout).map_err(|e| format!("peer output: {e}"))?;
     let seconds = parsed["seconds"].as_f64().ok_or("peer output has no seconds")?;
     let bytes = std::fs::read(dir.join("W.f64")).map_err(|e| format!("reading W.f64: {e}"))?;
@@ -173,7 +190,7 @@ fn measure(
     mesh_case: MeshCase,
     points_set: PointSet,
     plan: &Plan,
-    peer: Option<(&PythonEnv, &Path)>,
+    peers: Peers<'_>,
 ) -> Result<Row, String> {
     let mesh = mesh_case.generate().map_err(|e| e.to_string())?;
     let points = points_set.generate(&mesh)?;
@@ -199,7 +216,15 @@ fn measure(
         PointSet::Grid(g) => g,
         PointSet::Random(_) => 0,
     };
-    let igl = peer.map(|(env, dir)| run_igl(env, dir, &mesh, &points, &truth)).transpose()?;
+    let igl = peers
+        .igl
+        .map(|env| run_peer((env, peers.dir), ("igl_winding.py", PEER_SCRIPT), &mesh, &points, &truth))
+        .transpose()?;
+    let fmm3d = peers
+        .fmm3d
+        .filter(|_| grid == 0)
+        .map(|env| run_peer((env, peers.dir), ("fmm3d_dipole.py", FMM3D_SCRIPT), &mesh, &points, &truth))
+        .transpose()?;
     Ok(Row {
         mesh: mesh_case,
         triangles: n,
@@ -214,6 +239,7 @@ fn measure(
         raycross_classify,
         mismatches: m1 + m2 + m3 + m4 + m5,
         igl,
+        fmm3d,
     })
 }
 
@@ -248,7 +274,7 @@ impl Suite for FmmDlpSuite {
     }
 
     fn python_peers(&self) -> &'static [&'static str] {
-        &["igl"]
+        &["igl", "fmm3dpy"]
     }
 
     fn run(&self, ctx: &SuiteContext) -> Result<Report, BenchError> {
@@ -267,10 +293,17 @@ impl Suite for FmmDlpSuite {
              (the runs take from milliseconds to minutes)."
                 .to_owned(),
         );
-        let peer = match ctx.python(&["numpy", "igl"]) {
+        let igl = match ctx.python(&["numpy", "igl"]) {
             Ok(env) => Some(env),
             Err(reason) => {
                 report.info(format!("peer {PEER} (fast winding number) skipped: {reason}"));
+                None
+            }
+        };
+        let fmm3d = match ctx.python(&["numpy", "fmm3dpy"]) {
+            Ok(env) => Some(env),
+            Err(reason) => {
+                report.info(format!("peer FMM3D (Laplace dipole FMM) skipped: {reason}"));
                 None
             }
         };
@@ -278,7 +311,7 @@ impl Suite for FmmDlpSuite {
             .prefix("collide-fmm-dlp-")
             .tempdir()
             .map_err(|e| BenchError::io("creating a temporary directory for the peer", e))?;
-        let peer = peer.as_ref().map(|env| (env, transfer.path()));
+        let peers = Peers { igl: igl.as_ref(), fmm3d: fmm3d.as_ref(), dir: transfer.path() };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
@@ -297,7 +330,7 @@ impl Suite for FmmDlpSuite {
                 &mut report,
                 &cases,
                 |(m, s)| format!("{}/{}", m.name(), s.id()),
-                |&(m, s)| measure(m, s, &plan, peer),
+                |&(m, s)| measure(m, s, &plan, peers),
             )
         });
         let errors = pool.install(|| {
@@ -384,6 +417,14 @@ fn add_tables(report: &mut Report, rows: &[Row]) {
             report.records.push(
                 Record::new(NAME, format!("{}/{}", row.mesh.name(), row.points), "igl_total", seconds, "s")
                     .implementation(PEER)
+                    .param("disagreements", disagreements),
+            );
+        }
+        if let Some((seconds, disagreements)) = row.fmm3d {
+            report.records.push(
+                Record::new(NAME, format!("{}/{}", row.mesh.name(), row.points), "fmm3d_total", seconds, "s")
+                    .implementation("FMM3D")
+                    .param("eps", 1e-3)
                     .param("disagreements", disagreements),
             );
         }
@@ -500,6 +541,21 @@ fn add_tables(report: &mut Report, rows: &[Row]) {
                 "PC + grouping total / libigl".to_owned(),
                 format!("{:.2}×", target.grouped.total() / seconds),
                 "≤ 1×".to_owned(),
+            ]);
+        }
+        if let Some((seconds, disagreements)) = target.fmm3d {
+            t.push_row([
+                format!(
+                    "FMM3D Laplace dipole FMM, ε = 10⁻³, 3 dipoles per triangle (one thread), \
+                     disagreements with raycross: {disagreements}"
+                ),
+                duration(seconds),
+                "–".to_owned(),
+            ]);
+            t.push_row([
+                "FMM3D / PC + grouping total".to_owned(),
+                format!("{:.1}×", seconds / target.grouped.total()),
+                "≥ 15×".to_owned(),
             ]);
         }
         report
