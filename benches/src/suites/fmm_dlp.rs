@@ -145,8 +145,7 @@ fn run_peer(
     write("V.f64", coordinates(mesh.vertices()))?;
     write("F.i64", mesh.faces().iter().flatten().flat_map(|&i| i64::from(i).to_le_bytes()).collect())?;
     write("Q.f64", coordinates(points))?;
-    let stdout =
-        env.run_script(dir, name, script, &[dir.as_os_str()]).map_err(|e| e.to_string())?;
+    let stdout = env.run_script(dir, name, script, &[dir.as_os_str()]).map_err(|e| e.to_string())?;
     let parsed: serde_json::Value = serde_json::from_str(&stdout).map_err(|e| format!("peer output: {e}"))?;
     let seconds = parsed["seconds"].as_f64().ok_or("peer output has no seconds")?;
     let bytes = std::fs::read(dir.join("W.f64")).map_err(|e| format!("reading W.f64: {e}"))?;
@@ -186,12 +185,7 @@ fn run_fmm(
     Ok((FmmRun { setup, evaluation, exact_fallbacks }, mismatches))
 }
 
-fn measure(
-    mesh_case: MeshCase,
-    points_set: PointSet,
-    plan: &Plan,
-    peers: Peers<'_>,
-) -> Result<Row, String> {
+fn measure(mesh_case: MeshCase, points_set: PointSet, plan: &Plan, peers: Peers<'_>) -> Result<Row, String> {
     let mesh = mesh_case.generate().map_err(|e| e.to_string())?;
     let points = points_set.generate(&mesh)?;
     let start = Instant::now();

