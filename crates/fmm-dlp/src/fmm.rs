@@ -373,11 +373,46 @@ impl FmmDlp {
 
     /// The kernel factor of Eq. 26 for clusters of radius `r` at separation `d`, times `1/4π`.
     fn truncation_factor(&self, r: f64) -> f64 {
-        let (d, p) = (self.config.separation, self.config.order as i32);
-        (1.0 + std::f64::consts::PI) / ((d - 1.0) * r * r)
-            * (f64::from(p) + 1.0 + d / (d - 1.0))
-            * d.powi(-(p + 2))
+        let d = self.config.separation;
+        (1.0 + std::f64::consts::PI) / ((d - 1.0) * r * r) * order_factor(d, self.config.order)
             / (4.0 * std::f64::consts::PI)
+    }
+
+    /// The smallest order `p ≤ 30` whose Eq. 26–27 error bound is at most `epsilon` at every
+    /// one of `points` (body frame): an order for a requested accuracy.
+    ///
+    /// The bound at a point sums, over the mesh clusters converted for it, a geometric factor
+    /// times `(p + 1 + d/(d − 1)) d^−(p+2)`. Which clusters are converted depends on the trees
+    /// and on `d`, not on `p`, so one evaluation at this evaluator's order gives the bound at
+    /// every order. This holds for [`TreeDepth::PreChosen`] and [`TreeDepth::Fixed`]; the trees
+    /// of [`TreeDepth::WellChosen`] and [`TreeDepth::Automatic`] depend on `p` through their
+    /// cost models, so there the bound of the evaluator rebuilt at the returned order should be
+    /// checked ([`FmmEvaluation::error_bounds`]).
+    ///
+    /// # Errors
+    /// [`DlpError::InvalidConfig`] when `epsilon` is not finite and positive or no order up
+    /// to 30 reaches it; [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    ///
+    /// ```
+    /// use fmm_dlp::{FmmConfig, FmmDlp};
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// let mesh = octa_sphere(3).unwrap();
+    /// let points = [DVec3::new(0.1, 0.2, 0.3), DVec3::new(1.5, 0.2, 0.0), DVec3::new(0.0, 0.9, 0.3)];
+    /// let fmm = FmmDlp::new(mesh.clone(), FmmConfig::default()).unwrap();
+    /// let p = fmm.order_for_accuracy(&points, 1e-6).unwrap();
+    /// let precise = FmmDlp::new(mesh, FmmConfig { order: p, ..FmmConfig::default() }).unwrap();
+    /// assert!(precise.evaluate(&points).unwrap().error_bounds.iter().all(|&b| b <= 1e-6));
+    /// ```
+    pub fn order_for_accuracy(&self, points: &[DVec3], epsilon: f64) -> Result<usize, DlpError> {
+        if !(epsilon.is_finite() && epsilon > 0.0) {
+            return Err(DlpError::InvalidConfig { what: "the accuracy must be finite and positive" });
+        }
+        let worst = self.evaluate(points)?.error_bounds.into_iter().fold(0.0, f64::max);
+        let d = self.config.separation;
+        let geometric = worst / order_factor(d, self.config.order);
+        (0..=30)
+            .find(|&p| geometric * order_factor(d, p) <= epsilon)
+            .ok_or(DlpError::InvalidConfig { what: "no order up to 30 reaches the requested accuracy" })
     }
 
     /// The mesh-tree level at which a batch of `points` points treats clusters as leaves:
@@ -729,6 +764,11 @@ impl FmmDlp {
         let local: Vec<DVec3> = points.iter().map(|&x| inverse.transform_point3(x)).collect();
         self.classify(&local)
     }
+}
+
+/// The order-dependent part of the Eq. 26 factor: `(p + 1 + d/(d − 1)) d^−(p+2)`.
+fn order_factor(d: f64, p: usize) -> f64 {
+    (p as f64 + 1.0 + d / (d - 1.0)) * d.powi(-(p as i32 + 2))
 }
 
 #[cfg(test)]

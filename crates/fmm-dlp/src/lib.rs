@@ -14,7 +14,8 @@
 //!   point, with exact signs for faces seen edge-on.
 //! * [`FmmDlp`]: the fast multipole method of the paper (solid harmonics up to degree `p`, mesh
 //!   and evaluation cluster trees, M2M / M2L / L2L, exact nearfield), with a per-point error
-//!   bound and exact re-evaluation wherever the bound could change the answer. Beyond the
+//!   bound, an order for a requested accuracy ([`FmmDlp::order_for_accuracy`]) and exact
+//!   re-evaluation wherever the bound could change the answer. Beyond the
 //!   paper, its classification evaluates one point per group of points lying in a region clear
 //!   of the surface (`regions` module, [`FmmConfig::group_clear_regions`]).
 //!

@@ -14,7 +14,9 @@
 //! 5. grouped classification (the default) equals raycross and the ungrouped path on random
 //!    points, coincident points, points on and next to the surface;
 //! 6. a run on one rayon thread (a child process with `RAYON_NUM_THREADS=1`) gives bit-identical
-//!    results to a run on the global pool.
+//!    results to a run on the global pool;
+//! 7. the order chosen for a requested accuracy meets it (bound and actual error) and is the
+//!    least that does.
 
 mod common;
 
@@ -448,4 +450,45 @@ fn grouped_classification_equals_raycross_and_the_ungrouped_path() {
             assert_eq!(grouped.contains(points[i]).unwrap(), got[i], "{what}: single point {i}");
         }
     }
+}
+
+/// `order_for_accuracy` (pre-chosen and fixed depth): the evaluator rebuilt at the order it
+/// returns keeps every point's bound, and its actual error against the test's own exact sum,
+/// within the request, and one order less would not (minimality).
+#[test]
+fn order_for_accuracy_meets_the_request_with_the_least_order() {
+    let mut r = rng(31);
+    let cases = [("octa_sphere(4)", octa_sphere(4).unwrap()), ("foam", foam(FoamSize::Small).unwrap())];
+    for (name, mesh) in cases {
+        let mut points = random_points(&mut r, &mesh.bounding_box().expanded(0.3).unwrap(), 300);
+        points.extend(near_surface_points(&mut r, &mesh, 100, 1e-6, 1e-2));
+        let exact = ExactDlp::new(mesh.clone()).unwrap().potentials(&points).unwrap();
+        for depth in [TreeDepth::PreChosen, TreeDepth::Fixed(16)] {
+            let first = FmmDlp::new(mesh.clone(), config(4, 3.0, depth)).unwrap();
+            for epsilon in [1e-2, 1e-4, 1e-7] {
+                let p = first.order_for_accuracy(&points, epsilon).unwrap();
+                let at = |order: usize| {
+                    FmmDlp::new(mesh.clone(), config(order, 3.0, depth)).unwrap().evaluate(&points).unwrap()
+                };
+                let evaluation = at(p);
+                let worst_bound = evaluation.error_bounds.iter().copied().fold(0.0, f64::max);
+                assert!(
+                    worst_bound <= epsilon,
+                    "{name}, {depth:?}, ε = {epsilon}: p = {p}, bound {worst_bound}"
+                );
+                for (j, want) in evaluation.potentials.iter().zip(&exact) {
+                    assert!((j - want).abs() <= epsilon, "{name}, ε = {epsilon}: error {}", (j - want).abs());
+                }
+                if p > 0 {
+                    let fewer = at(p - 1).error_bounds.iter().copied().fold(0.0, f64::max);
+                    assert!(fewer > epsilon, "{name}, {depth:?}, ε = {epsilon}: p − 1 = {} suffices", p - 1);
+                }
+            }
+        }
+    }
+    let fmm = FmmDlp::new(octa_sphere(2).unwrap(), FmmConfig::default()).unwrap();
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(fmm.order_for_accuracy(&[DVec3::ZERO], bad).is_err(), "ε = {bad}");
+    }
+    assert!(fmm.order_for_accuracy(&[DVec3::new(3.0, 0.0, 0.0)], 1e-300).is_err());
 }
