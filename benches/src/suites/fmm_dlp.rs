@@ -561,33 +561,62 @@ fn add_tables(report: &mut Report, rows: &[Row]) {
     }
 }
 
+/// One measured time per row, where there is one.
+type Pick = fn(&Row) -> Option<f64>;
+
+/// A pair of plots (octa-spheres, foams): one time per grid drawn solid, another dashed.
+struct PlotView {
+    name: &'static str,
+    legend: &'static str,
+    solid: (&'static str, Pick),
+    dashed: (&'static str, Pick),
+}
+
 fn add_plots(report: &mut Report, rows: &[Row], grids: &[usize]) {
-    for family in ["octa_sphere", "foam"] {
-        let mut plot = LogLogPlot::new(
-            format!("total-{family}"),
-            format!("Total time (setup + evaluation) vs triangles, {family} (PC solid, raycross dashed)"),
-            "triangles",
-            "time (s, one thread)",
-        );
-        for (i, &g) in grids.iter().enumerate() {
-            let pick = |f: &dyn Fn(&Row) -> f64| -> Vec<(f64, f64)> {
-                rows.iter()
-                    .filter(|r| r.grid == g && r.mesh.family() == family)
-                    .map(|r| (r.triangles as f64, f(r)))
-                    .collect()
-            };
-            let pc = pick(&|r| r.pc.total());
-            if pc.is_empty() {
-                continue;
-            }
-            plot.series.push(Series::new(format!("{g}³ PC"), pc).with_color(i));
-            plot.series.push(
-                Series::dashed(format!("{g}³ raycross"), pick(&|r| r.raycross_build + r.raycross_classify))
-                    .with_color(i),
+    // The paper's method (PC) against raycross, then the default configuration (PC +
+    // grouping) against libigl's fast winding number.
+    let views = [
+        PlotView {
+            name: "total",
+            legend: "PC solid, raycross dashed",
+            solid: ("PC", |r| Some(r.pc.total())),
+            dashed: ("raycross", |r| Some(r.raycross_build + r.raycross_classify)),
+        },
+        PlotView {
+            name: "grouped",
+            legend: "PC + grouping solid, libigl dashed",
+            solid: ("PC + grouping", |r| Some(r.grouped.total())),
+            dashed: ("libigl", |r| r.igl.map(|(seconds, _)| seconds)),
+        },
+    ];
+    for PlotView { name: view, legend, solid: (solid_name, solid), dashed: (dashed_name, dashed) } in views {
+        for family in ["octa_sphere", "foam"] {
+            let mut plot = LogLogPlot::new(
+                format!("{view}-{family}"),
+                format!("Total time (setup + evaluation) vs triangles, {family} ({legend})"),
+                "triangles",
+                "time (s, one thread)",
             );
-        }
-        if !plot.series.is_empty() {
-            report.plots.push(plot);
+            for (i, &g) in grids.iter().enumerate() {
+                let pick = |f: Pick| -> Vec<(f64, f64)> {
+                    rows.iter()
+                        .filter(|r| r.grid == g && r.mesh.family() == family)
+                        .filter_map(|r| f(r).map(|t| (r.triangles as f64, t)))
+                        .collect()
+                };
+                let first = pick(solid);
+                if first.is_empty() {
+                    continue;
+                }
+                plot.series.push(Series::new(format!("{g}³ {solid_name}"), first).with_color(i));
+                let second = pick(dashed);
+                if !second.is_empty() {
+                    plot.series.push(Series::dashed(format!("{g}³ {dashed_name}"), second).with_color(i));
+                }
+            }
+            if !plot.series.is_empty() {
+                report.plots.push(plot);
+            }
         }
     }
 }
