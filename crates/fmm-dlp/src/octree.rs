@@ -149,8 +149,9 @@ impl Octree {
     }
 
     /// Sizes every cluster by its `selected` items only (radius 0 without any) and returns
-    /// their number per cluster. Each selected item updates the clusters on its way to the
-    /// root, so the cost is that of the selection, not of the whole tree.
+    /// their number per cluster. One pass over the leaves finds the selected items, and each
+    /// updates the clusters on its way to the root: the cost is the number of items plus the
+    /// selection times the depth, not every item times the depth.
     pub(crate) fn fit_to_selected(
         &mut self,
         selected: &[bool],

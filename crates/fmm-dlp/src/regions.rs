@@ -285,18 +285,18 @@ pub(crate) fn group_points(points: &[DVec3], mesh: &MeshClusters<'_>) -> Groupin
     for (position, &root) in roots.iter().enumerate() {
         least[root as usize] = least[root as usize].min(tree.order[position]);
     }
-    let mut rank = vec![u32::MAX; points.len()];
+    let mut is_representative = vec![false; points.len()];
     for (position, &root) in roots.iter().enumerate() {
         if root as usize == position {
-            rank[least[position] as usize] = 0;
+            is_representative[least[position] as usize] = true;
         }
     }
+    // `rank[i]`: the position of representative `i` among the representatives.
     let mut grouping = Grouping { representatives: Vec::new(), group_of: vec![0; points.len()] };
-    for (i, slot) in rank.iter_mut().enumerate() {
-        if *slot == 0 {
-            *slot = grouping.representatives.len() as u32;
-            grouping.representatives.push(i as u32);
-        }
+    let mut rank = vec![u32::MAX; points.len()];
+    for i in (0..points.len()).filter(|&i| is_representative[i]) {
+        rank[i] = grouping.representatives.len() as u32;
+        grouping.representatives.push(i as u32);
     }
     for (position, &root) in roots.iter().enumerate() {
         grouping.group_of[tree.order[position] as usize] = rank[least[root as usize] as usize];
