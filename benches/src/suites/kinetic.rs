@@ -20,7 +20,8 @@
 //!    `0.5`, one thread, for every structure worth timing and both calendars (median of a few
 //!    repeats), against the issue's targets.
 //! 4. **Equation of state**: the compressibility factor from the collision virial with block
-//!    error bars, against Carnahan–Starling (3D) and Henderson (2D).
+//!    error bars, against Carnahan–Starling (3D) and Liu's, Luding's and Henderson's equations
+//!    of state (2D).
 //! 5. **Conservation**: energy and momentum drift of a long elastic run, and the deepest overlap.
 //! 6. **Agreement**: every structure runs the same number of collisions from the same state; the
 //!    collision rate and `Z` must agree within their error bars (the Laguerre–Delaunay structure
@@ -588,44 +589,133 @@ const VIRIAL_DISKS: [f64; 9] = [
 const VIRIAL_SPHERES: [f64; 9] =
     [1.0, 0.625, 0.286_949_5, 0.110_252, 0.038_881_98, 0.013_023_54, 0.004_183_2, 0.001_309_4, 0.000_403_5];
 
-/// Carnahan–Starling (3D) or Henderson 1975 (2D): `Z(φ)`.
-fn reference_z(dimension: usize, phi: f64) -> f64 {
-    if dimension == 2 {
-        (1.0 + phi * phi / 8.0) / (1.0 - phi).powi(2)
-    } else {
-        (1.0 + phi + phi * phi - phi.powi(3)) / (1.0 - phi).powi(3)
-    }
+/// How a published equation of state was made, which decides whether correcting it by the exact
+/// virial coefficients means anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EosOrigin {
+    /// Built to reproduce the first few virial coefficients (Carnahan–Starling, Henderson): its
+    /// higher coefficients are guesses, so replacing them by the exact ones through `B₁₀` is an
+    /// improvement.
+    LowVirial,
+    /// Fitted to simulation data of the fluid: its value at a state already carries the whole
+    /// series, and swapping some of its coefficients for exact ones would undo the fit.
+    SimulationFit,
 }
 
-/// The name of [`reference_z`].
-fn reference_name(dimension: usize) -> &'static str {
-    if dimension == 2 { "Henderson" } else { "Carnahan–Starling" }
+/// A published equation of state of the form `Z(φ) = P(φ) / (1 − φ)^m`.
+#[derive(Debug, Clone, Copy)]
+struct Eos {
+    name: &'static str,
+    /// The published form, as printed in the report.
+    formula: &'static str,
+    dimension: usize,
+    /// Coefficients of the polynomial `P`, lowest power first.
+    numerator: &'static [f64],
+    /// The exponent `m` of the pole at `φ = 1`.
+    pole_order: i32,
+    origin: EosOrigin,
 }
 
-/// The reduced virial coefficient `k` (2..=10) implied by [`reference_z`]: Carnahan–Starling's
-/// `(k² + k − 2) / 4^(k−1)`, Henderson's `(k + (k − 2)/8) / 2^(k−1)`.
-fn reference_coefficient(dimension: usize, k: i32) -> f64 {
-    let kf = f64::from(k);
-    if dimension == 2 {
-        (kf + (kf - 2.0) / 8.0) / 2f64.powi(k - 1)
-    } else {
-        (kf * kf + kf - 2.0) / 4f64.powi(k - 1)
-    }
+/// Carnahan & Starling, J. Chem. Phys. 51, 635 (1969).
+const CARNAHAN_STARLING: Eos = Eos {
+    name: "Carnahan–Starling",
+    formula: "(1+φ+φ²−φ³)/(1−φ)³",
+    dimension: 3,
+    numerator: &[1.0, 1.0, 1.0, -1.0],
+    pole_order: 3,
+    origin: EosOrigin::LowVirial,
+};
+
+/// Henderson, Mol. Phys. 30, 971 (1975).
+const HENDERSON: Eos = Eos {
+    name: "Henderson 1975",
+    formula: "(1+φ²/8)/(1−φ)²",
+    dimension: 2,
+    numerator: &[1.0, 0.0, 1.0 / 8.0],
+    pole_order: 2,
+    origin: EosOrigin::LowVirial,
+};
+
+/// Luding, Phys. Rev. E 63, 042201 (2001): `Z = 1 + 2φ g(φ)` with the contact value
+/// `g(φ) = (1 − 7φ/16)/(1−φ)² − φ³/(128 (1−φ)⁴)`, Henderson's `g` less a term fitted to
+/// simulations of the dense fluid. Over the common denominator `(1−φ)⁴` the numerator is
+/// `(1−φ)⁴ + 2φ(1 − 7φ/16)(1−φ)² − φ⁴/64 = 1 − 2φ + 9φ²/8 − φ³/4 + 7φ⁴/64`.
+const LUDING: Eos = Eos {
+    name: "Luding 2001",
+    formula: "1 + 2φ[(1−7φ/16)/(1−φ)² − φ³/(128(1−φ)⁴)]",
+    dimension: 2,
+    numerator: &[1.0, -2.0, 9.0 / 8.0, -1.0 / 4.0, 7.0 / 64.0],
+    pole_order: 4,
+    origin: EosOrigin::SimulationFit,
+};
+
+/// Liu, "Global equation of state and phase transitions of the hard disc systems",
+/// arXiv:2010.10624 (2020), Eq. 1: the stable fluid, fitted to modern simulation data.
+const LIU: Eos = Eos {
+    name: "Liu 2020",
+    formula: "(1+φ²/8+φ³/18−4φ⁴/21)/(1−φ)²",
+    dimension: 2,
+    numerator: &[1.0, 0.0, 1.0 / 8.0, 1.0 / 18.0, -4.0 / 21.0],
+    pole_order: 2,
+    origin: EosOrigin::SimulationFit,
+};
+
+/// Every reference of a dimension, the one the target is judged against first.
+///
+/// In 2D the target is judged against Liu's fit: Henderson's formula, the issue's example, is
+/// built from `B₂`–`B₄` and overestimates the dense fluid (by about 1 % at `φ = 0.6`, which its
+/// virial correction below confirms), so it cannot decide a 0.5 % target there.
+fn references(dimension: usize) -> &'static [Eos] {
+    if dimension == 2 { &[LIU, LUDING, HENDERSON] } else { &[CARNAHAN_STARLING] }
 }
 
-/// [`reference_z`] corrected by the exact virial coefficients through `B₁₀`:
-/// `Z_ref + Σ_k (b_k − b_k^ref) x^(k−1)` with `x = B₂ρ` (`2φ` in 2D, `4φ` in 3D). Returns the
-/// corrected value and an allowance for the truncation (three times the last term, the tail of
-/// a geometric series with ratio ¾).
-fn corrected_reference_z(dimension: usize, phi: f64) -> (f64, f64) {
-    let (exact, x) = if dimension == 2 { (&VIRIAL_DISKS, 2.0 * phi) } else { (&VIRIAL_SPHERES, 4.0 * phi) };
-    let mut correction = 0.0;
-    let mut last = 0.0;
-    for (k, &b) in (2..).zip(exact.iter()) {
-        last = (b - reference_coefficient(dimension, k)) * x.powi(k - 1);
-        correction += last;
+/// `(1 − x)^(−m)`'s series coefficient of `x^k`: `C(k + m − 1, m − 1)`.
+fn pole_series_coefficient(m: i32, k: i32) -> f64 {
+    (1..m).map(|i| f64::from(k + i) / f64::from(i)).product()
+}
+
+impl Eos {
+    fn z(&self, phi: f64) -> f64 {
+        let p = self.numerator.iter().rev().fold(0.0, |acc, &c| acc * phi + c);
+        p / (1.0 - phi).powi(self.pole_order)
     }
-    (reference_z(dimension, phi) + correction, 3.0 * last.abs())
+
+    /// The reduced virial coefficient `B_k / B_2^(k−1)` implied by the formula: its series
+    /// coefficient of `φ^(k−1)` divided by `(B₂ρ/φ)^(k−1)` (`2` in 2D, `4` in 3D).
+    fn virial_coefficient(&self, k: i32) -> f64 {
+        let power = k - 1;
+        let series: f64 = (0..)
+            .zip(self.numerator)
+            .filter(|&(j, _)| j <= power)
+            .map(|(j, &c)| c * pole_series_coefficient(self.pole_order, power - j))
+            .sum();
+        series / self.x_per_phi().powi(power)
+    }
+
+    /// `B₂ρ / φ`.
+    fn x_per_phi(&self) -> f64 {
+        if self.dimension == 2 { 2.0 } else { 4.0 }
+    }
+
+    /// The formula corrected by the exact virial coefficients through `B₁₀`:
+    /// `Z + Σ_k (b_k − b_k^formula) x^(k−1)` with `x = B₂ρ`, for formulas built from the low
+    /// coefficients (`None` for fits to simulations, see [`EosOrigin`]). Returns the corrected
+    /// value and an allowance for the truncation (three times the last term, the tail of a
+    /// geometric series with ratio ¾).
+    fn virial_corrected(&self, phi: f64) -> Option<(f64, f64)> {
+        if self.origin != EosOrigin::LowVirial {
+            return None;
+        }
+        let exact = if self.dimension == 2 { &VIRIAL_DISKS } else { &VIRIAL_SPHERES };
+        let x = self.x_per_phi() * phi;
+        let mut correction = 0.0;
+        let mut last = 0.0;
+        for (k, &b) in (2..).zip(exact.iter()) {
+            last = (b - self.virial_coefficient(k)) * x.powi(k - 1);
+            correction += last;
+        }
+        Some((self.z(phi) + correction, 3.0 * last.abs()))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1838,17 +1928,41 @@ struct EosRow {
     run: BlockRun,
 }
 
-impl EosRow {
-    fn reference(&self) -> f64 {
-        reference_z(self.dimension, self.phi)
+/// One measured state against one published equation of state.
+#[derive(Debug, Clone, Copy)]
+struct EosComparison {
+    reference: Eos,
+    z: f64,
+    /// `Z measured / Z reference − 1`.
+    deviation: f64,
+    /// `(Z measured − Z reference) / error bar`.
+    sigmas: f64,
+    /// The virial-corrected reference and its truncation allowance, where that means something.
+    corrected: Option<(f64, f64)>,
+}
+
+impl EosComparison {
+    fn new(row: &EosRow, reference: Eos) -> Self {
+        let z = reference.z(row.phi);
+        Self {
+            reference,
+            z,
+            deviation: row.run.z.mean / z - 1.0,
+            sigmas: (row.run.z.mean - z) / row.run.z.error,
+            corrected: reference.virial_corrected(row.phi),
+        }
     }
 
-    fn deviation(&self) -> f64 {
-        self.run.z.mean / self.reference() - 1.0
+    fn within_tolerance(&self) -> bool {
+        self.deviation.abs() <= EOS_TOLERANCE
     }
 
-    fn sigmas(&self) -> f64 {
-        (self.run.z.mean - self.reference()) / self.run.z.error
+    /// Whether the measurement is consistent with the reference at all: within 3 error bars plus
+    /// the truncation allowance of the virial-corrected value, or, for fits to simulations, within
+    /// 3 error bars plus the tolerance.
+    fn consistent(&self, row: &EosRow) -> bool {
+        let (value, allowance) = self.corrected.unwrap_or((self.z, EOS_TOLERANCE * self.z));
+        (row.run.z.mean - value).abs() <= 3.0 * row.run.z.error + allowance
     }
 }
 
@@ -1882,6 +1996,40 @@ fn measure_eos(report: &mut Report, plan: &Plan, two: &mut Starts<2>, three: &mu
     )
 }
 
+/// The records of one state against one reference.
+fn push_eos_records(report: &mut Report, row: &EosRow, cmp: &EosComparison, is_target: bool) {
+    let case = format!("eos/{}d/phi={}", row.dimension, row.phi);
+    let params = |r: Record| {
+        r.param("dimension", row.dimension)
+            .param("n", row.n)
+            .param("phi", row.phi)
+            .param("collisions", row.run.collisions)
+            .param("blocks", BLOCKS)
+            .param("reference", cmp.reference.name)
+            .param("target_reference", is_target)
+    };
+    let mut metrics = vec![
+        ("compressibility", row.run.z.mean, "Z"),
+        ("compressibility_error", row.run.z.error, "Z"),
+        ("compressibility_reference", cmp.z, "Z"),
+        ("relative_deviation", cmp.deviation, "fraction"),
+        ("deviation_in_error_bars", cmp.sigmas, "sigma"),
+        ("collisions_per_second", row.run.collisions as f64 / row.run.seconds, "collisions/s"),
+    ];
+    if let Some((corrected, _)) = cmp.corrected {
+        metrics.push(("compressibility_corrected_reference", corrected, "Z"));
+    }
+    for (metric, value, unit) in metrics {
+        report.records.push(params(Record::new(PHYSICS_NAME, &case, metric, value, unit)));
+    }
+    report.records.push(params(Record::flag(
+        PHYSICS_NAME,
+        &case,
+        "within_tolerance",
+        cmp.within_tolerance(),
+    )));
+}
+
 fn add_eos_section(report: &mut Report, plan: &Plan, rows: &[EosRow]) {
     let mut table = Table::new([
         "dimension",
@@ -1898,104 +2046,115 @@ fn add_eos_section(report: &mut Report, plan: &Plan, rows: &[EosRow]) {
     ])
     .align_right(&[1, 2, 3, 5, 6, 7, 9, 10]);
     for row in rows {
-        let (corrected, allowance) = corrected_reference_z(row.dimension, row.phi);
-        let met = row.deviation().abs() <= EOS_TOLERANCE;
-        let off = row.run.z.mean - corrected;
-        let consistent = off.abs() <= 3.0 * row.run.z.error + allowance;
-        let case = format!("eos/{}d/phi={}", row.dimension, row.phi);
-        let params = |r: Record| {
-            r.param("dimension", row.dimension)
-                .param("n", row.n)
-                .param("phi", row.phi)
-                .param("collisions", row.run.collisions)
-                .param("blocks", BLOCKS)
-        };
-        for (metric, value, unit) in [
-            ("compressibility", row.run.z.mean, "Z"),
-            ("compressibility_error", row.run.z.error, "Z"),
-            ("compressibility_reference", row.reference(), "Z"),
-            ("compressibility_corrected_reference", corrected, "Z"),
-            ("relative_deviation", row.deviation(), "fraction"),
-            ("deviation_in_error_bars", row.sigmas(), "sigma"),
-            ("collisions_per_second", row.run.collisions as f64 / row.run.seconds, "collisions/s"),
-        ] {
-            report.records.push(params(Record::new(PHYSICS_NAME, &case, metric, value, unit)));
-        }
-        report.records.push(params(Record::flag(PHYSICS_NAME, &case, "within_tolerance", met)));
-        table.push_row([
-            format!("{}D", row.dimension),
-            count(row.n),
-            significant(row.phi, 2),
-            row.run.z.text(5),
-            reference_name(row.dimension).to_owned(),
-            format!("{:.4}", row.reference()),
-            format!("{:+.2} %", 100.0 * row.deviation()),
-            format!("{:+.1} σ", row.sigmas()),
-            yes_no(met).to_owned(),
-            format!("{corrected:.4} ± {allowance:.4}"),
-            format!("{:+.1} σ", off / row.run.z.error),
-        ]);
         let label = format!("{}D φ = {}", row.dimension, row.phi);
-        if !consistent {
-            report.error(format!(
-                "equation of state, {label}: Z = {} differs from {} ({:.4}) by {:+.2} % and from the virial-corrected \
-                 reference ({corrected:.4}) by {:+.1} error bars",
+        for (i, &reference) in references(row.dimension).iter().enumerate() {
+            let is_target = i == 0;
+            let cmp = EosComparison::new(row, reference);
+            push_eos_records(report, row, &cmp, is_target);
+            let (corrected_text, off_text) = match cmp.corrected {
+                Some((corrected, allowance)) => (
+                    format!("{corrected:.4} ± {allowance:.4}"),
+                    format!("{:+.1} σ", (row.run.z.mean - corrected) / row.run.z.error),
+                ),
+                None => ("—".to_owned(), "—".to_owned()),
+            };
+            table.push_row([
+                format!("{}D", row.dimension),
+                count(row.n),
+                significant(row.phi, 2),
                 row.run.z.text(5),
-                reference_name(row.dimension),
-                row.reference(),
-                100.0 * row.deviation(),
-                off / row.run.z.error
-            ));
-        } else if !met {
-            report.info(format!(
-                "equation of state, {label}: Z deviates from {} by {:+.2} % ({:+.1} σ), beyond the 0.5 % target, but \
-                 agrees with the reference corrected by the exact virial coefficients ({corrected:.4} ± {allowance:.4} \
-                 for the truncated series; measured − corrected = {off:+.4}, within 3 error bars plus that \
-                 allowance): the formula itself is off here",
-                reference_name(row.dimension),
-                100.0 * row.deviation(),
-                row.sigmas(),
-            ));
+                if is_target { format!("{} (target)", reference.name) } else { reference.name.to_owned() },
+                format!("{:.4}", cmp.z),
+                format!("{:+.2} %", 100.0 * cmp.deviation),
+                format!("{:+.1} σ", cmp.sigmas),
+                yes_no(cmp.within_tolerance()).to_owned(),
+                corrected_text,
+                off_text,
+            ]);
+            let consistent = cmp.consistent(row);
+            let summary = format!(
+                "equation of state, {label}: Z = {} deviates from {} ({:.4}) by {:+.2} % ({:+.1} σ)",
+                row.run.z.text(5),
+                reference.name,
+                cmp.z,
+                100.0 * cmp.deviation,
+                cmp.sigmas
+            );
+            match (cmp.within_tolerance(), consistent, cmp.corrected) {
+                (true, _, _) => {}
+                // The target's reference: a measurement outside the tolerance and the error bars
+                // is a failure of the engine, not of the formula.
+                (false, false, _) if is_target => report.error(format!("{summary}, beyond the 0.5 % target")),
+                (false, true, _) if is_target => report.info(format!(
+                    "{summary}, beyond the 0.5 % target but within 3 error bars plus the tolerance"
+                )),
+                (false, true, Some((corrected, allowance))) => report.info(format!(
+                    "{summary}, beyond 0.5 %, but agrees with that formula corrected by the exact virial \
+                     coefficients ({corrected:.4} ± {allowance:.4} for the truncated series): the formula itself is \
+                     off here"
+                )),
+                (false, _, _) => report.info(format!("{summary}, beyond 0.5 %")),
+            }
         }
     }
+    let formulas = |dimension: usize| -> String {
+        references(dimension)
+            .iter()
+            .map(|r| format!("{} `Z = {}`", r.name, r.formula))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     report
         .section("Equation of state")
         .paragraph(format!(
             "Monodisperse elastic disks and spheres, neighbour lists, periodic box; states relaxed by {} collisions \
              per particle after placement or growth, then {} collisions per particle measured in {BLOCKS} blocks. \
              `Z = PV/(NkT) = 1 + W/(2⟨K⟩τ)` from the collision virial `W = Σ r·Δp` of each block; the error bar is \
-             the standard error of the {BLOCKS} block means. References: Carnahan–Starling `Z = (1+φ+φ²−φ³)/(1−φ)³` \
-             (3D) and Henderson (1975) `Z = (1+φ²/8)/(1−φ)²` (2D); target: within 0.5 %.",
-            plan.eos_relax, plan.eos_cpp
+             the standard error of the {BLOCKS} block means. References in 3D: {}; in 2D: {}. Target: within 0.5 % \
+             of the reference marked (target).",
+            plan.eos_relax,
+            plan.eos_cpp,
+            formulas(3),
+            formulas(2)
         ))
         .paragraph(format!(
-            "Both formulas are approximations themselves. Carnahan–Starling's series has 18 φ³ where the exact \
-             fourth virial coefficient gives 18.365 φ³; Henderson's reproduces hard disks' B₂–B₄ closely but its \
-             coefficients from B₅ on exceed the exact ones. Corrected by the exact reduced virial coefficients through \
-             B₁₀ (Clisby & McCoy 2006), the references move by {}. The last two columns give that corrected value, \
-             with an allowance for the truncated tail (three times the last term), and the measurement's distance \
-             from it; more than 3 error bars plus the allowance is reported as an error, a missed 0.5 % target that \
-             the correction explains as a note.",
+            "Carnahan–Starling and Henderson are built from the first few virial coefficients. Carnahan–Starling's \
+             series has 18 φ³ where the exact fourth virial coefficient gives 18.365 φ³; Henderson's reproduces hard \
+             disks' B₂–B₄ closely but its coefficients from B₅ on exceed the exact ones, so it overestimates the \
+             dense fluid. Corrected by the exact reduced virial coefficients through B₁₀ (Clisby & McCoy 2006), \
+             they move by {}. The last two columns give that corrected value, with an allowance for the truncated \
+             tail (three times the last term), and the measurement's distance from it. Luding's and Liu's formulas \
+             are fitted to simulations of the dense fluid, so no virial correction applies to them; in 2D the \
+             target is judged against Liu's, the newer fit made for the stable fluid. A measurement outside both \
+             the 0.5 % target and 3 error bars (plus the allowance) of the target's reference is reported as an \
+             error.",
             reference_shifts(plan)
         ))
         .table(table);
 }
 
-/// How far [`corrected_reference_z`] moves each reference at the plan's packing fractions, in words.
+/// How far [`Eos::virial_corrected`] moves each low-virial reference at the plan's packing
+/// fractions, in words.
 fn reference_shifts(plan: &Plan) -> String {
-    let shifts = |dimension: usize, phis: &[f64]| -> String {
-        let parts: Vec<String> = phis
+    let shifts = |dimension: usize, phis: &[f64]| -> Vec<String> {
+        references(dimension)
             .iter()
-            .map(|&phi| {
-                format!(
-                    "{:+.2} % at φ = {phi}",
-                    100.0 * (corrected_reference_z(dimension, phi).0 / reference_z(dimension, phi) - 1.0)
-                )
+            .filter(|r| r.origin == EosOrigin::LowVirial)
+            .map(|r| {
+                let parts: Vec<String> = phis
+                    .iter()
+                    .filter_map(|&phi| {
+                        let (corrected, _) = r.virial_corrected(phi)?;
+                        Some(format!("{:+.2} % at φ = {phi}", 100.0 * (corrected / r.z(phi) - 1.0)))
+                    })
+                    .collect();
+                format!("{} {}", r.name, parts.join(", "))
             })
-            .collect();
-        format!("{} {}", reference_name(dimension), parts.join(", "))
+            .collect()
     };
-    format!("{}; {}", shifts(3, &plan.eos_phis_3d), shifts(2, &plan.eos_phis_2d))
+    let mut all = shifts(3, &plan.eos_phis_3d);
+    all.extend(shifts(2, &plan.eos_phis_2d));
+    all.join("; ")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -3265,20 +3424,64 @@ mod tests {
 
     #[test]
     fn references_match_their_formulas_and_series() {
-        assert!((reference_z(3, 0.5) - 13.0).abs() < 1e-12);
-        assert!((reference_z(2, 0.5) - 4.125).abs() < 1e-12);
-        // The formulas' own series reproduce B₂ and B₃ (Carnahan–Starling exactly).
-        assert_eq!(reference_coefficient(3, 2), 1.0);
-        assert_eq!(reference_coefficient(3, 3), 0.625);
-        assert!((reference_coefficient(2, 3) - 0.781_25).abs() < 1e-15);
+        // Each stored numerator against the formula as published, evaluated directly.
+        for phi in [0.1, 0.3, 0.5, 0.6, 0.7] {
+            let p2 = phi * phi;
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-13 * b;
+            assert!(close(CARNAHAN_STARLING.z(phi), (1.0 + phi + p2 - p2 * phi) / (1.0 - phi).powi(3)));
+            assert!(close(HENDERSON.z(phi), (1.0 + p2 / 8.0) / (1.0 - phi).powi(2)));
+            let contact =
+                (1.0 - 7.0 * phi / 16.0) / (1.0 - phi).powi(2) - phi.powi(3) / (128.0 * (1.0 - phi).powi(4));
+            assert!(close(LUDING.z(phi), 1.0 + 2.0 * phi * contact));
+            let liu = (1.0 + p2 / 8.0 + phi.powi(3) / 18.0 - 4.0 * phi.powi(4) / 21.0) / (1.0 - phi).powi(2);
+            assert!(close(LIU.z(phi), liu));
+        }
+        assert!((CARNAHAN_STARLING.z(0.5) - 13.0).abs() < 1e-12);
+        assert!((HENDERSON.z(0.5) - 4.125).abs() < 1e-12);
+        // The series reproduce B₂ and B₃ (Carnahan–Starling exactly) and Henderson's closed form
+        // `(k + (k − 2)/8) / 2^(k−1)`, Carnahan–Starling's `(k² + k − 2) / 4^(k−1)`.
+        for k in 2..=10 {
+            let kf = f64::from(k);
+            let henderson = (kf + (kf - 2.0) / 8.0) / 2f64.powi(k - 1);
+            let cs = (kf * kf + kf - 2.0) / 4f64.powi(k - 1);
+            assert!((HENDERSON.virial_coefficient(k) - henderson).abs() <= 1e-15 * henderson);
+            assert!((CARNAHAN_STARLING.virial_coefficient(k) - cs).abs() <= 1e-15 * cs);
+            // Every equation of state reproduces B₂ exactly.
+            if k == 2 {
+                for r in [CARNAHAN_STARLING, HENDERSON, LUDING, LIU] {
+                    assert!((r.virial_coefficient(2) - 1.0).abs() < 1e-15, "{}", r.name);
+                }
+            }
+        }
+        assert_eq!(CARNAHAN_STARLING.virial_coefficient(3), 0.625);
+        // The fits to simulations follow the exact hard-disk coefficients through B₁₀ within 2 %
+        // (a transcription error in their numerators would not), while Henderson's drift to 8 %.
+        let worst = |r: &Eos| -> f64 {
+            (2..)
+                .zip(VIRIAL_DISKS)
+                .map(|(k, b)| (r.virial_coefficient(k) / b - 1.0).abs())
+                .fold(0.0, f64::max)
+        };
+        assert!(worst(&LUDING) < 0.02, "{}", worst(&LUDING));
+        assert!(worst(&LIU) < 0.02, "{}", worst(&LIU));
+        assert!(worst(&HENDERSON) > 0.07, "{}", worst(&HENDERSON));
+        // The two fits, published 19 years apart, agree at φ = 0.6 within 0.1 %; Henderson lies
+        // 1 % above them, and its virial correction moves it towards them.
+        let (luding, liu, henderson) = (LUDING.z(0.6), LIU.z(0.6), HENDERSON.z(0.6));
+        assert!((luding / liu - 1.0).abs() < 1e-3);
+        assert!(henderson / liu - 1.0 > 0.009);
+        let (corrected, _) = HENDERSON.virial_corrected(0.6).unwrap();
+        assert!(liu < corrected && corrected < henderson);
+        assert!(LIU.virial_corrected(0.6).is_none());
         // Carnahan–Starling misses B₄: the corrected value lies above it at φ = 0.3.
-        let (corrected, allowance) = corrected_reference_z(3, 0.3);
-        let shift = corrected / reference_z(3, 0.3) - 1.0;
+        let (corrected, allowance) = CARNAHAN_STARLING.virial_corrected(0.3).unwrap();
+        let shift = corrected / CARNAHAN_STARLING.z(0.3) - 1.0;
         assert!((0.002..0.003).contains(&shift), "{shift}");
         assert!(allowance < 1e-3);
-        // Henderson overestimates dense disks.
-        let (corrected, _) = corrected_reference_z(2, 0.6);
-        assert!(corrected < reference_z(2, 0.6));
+        // The first reference of each dimension is the target's.
+        assert_eq!(references(3)[0].name, CARNAHAN_STARLING.name);
+        assert_eq!(references(2)[0].name, LIU.name);
+        assert!(references(2).iter().all(|r| r.dimension == 2));
     }
 
     #[test]
