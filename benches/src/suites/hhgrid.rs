@@ -1373,8 +1373,10 @@ fn figures() -> Vec<Figure> {
             text: "ns per object (all N) and step when only 5 % of the objects move, each by 2 % of its \
                    size per step, and only the movers are updated (the issue's target: ≤ 10 ns per \
                    object). `hhgrid` (default configuration) detects incrementally: it keeps the \
-                   previous pairs of the objects that did not change and queries only the changed \
-                   ones (`HhGridConfig::incremental_share`, default 0.25); `hhgrid[full-detection]` \
+                   previous pairs of the objects that did not change, re-tests the listed pairs of \
+                   the changed ones, and queries only those that left their fat boxes \
+                   (`HhGridConfig::incremental_share`, default 0.25; `incremental_margin`, default \
+                   0.1 of the object's size, plus a lead in the direction of motion); `hhgrid[full-detection]` \
                    runs Algorithm 4 over everything as the thesis does. Incremental sweep and prune \
                    is incremental by nature; parry's BVH refits and traverses the whole tree.",
             metric: Metric::StepPerObject,

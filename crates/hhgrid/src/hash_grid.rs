@@ -60,6 +60,10 @@ pub(crate) struct HashGrid {
     inv_cell_size: f64,
     /// The cell size of level `k - 1`: objects at least this large belong here (thesis eq. 3.3.3).
     pub(crate) min_object_size: f64,
+    /// At least the longest edge of every object stored here since the grid was made (below
+    /// `cell_size` by the placement rule). Queries use it to skip the layer of cells below their
+    /// range that no object reaches from (see [`reference_range`](Self::reference_range)).
+    max_object_size: f64,
     bits: [u32; 3],
     pub(crate) cells: Vec<u32>,
     pub(crate) occupied: Vec<OccupiedCell>,
@@ -84,6 +88,7 @@ impl HashGrid {
             cell_size,
             inv_cell_size: 1.0 / cell_size,
             min_object_size,
+            max_object_size: 0.0,
             bits,
             cells: vec![EMPTY; total],
             occupied: Vec::new(),
@@ -93,6 +98,31 @@ impl HashGrid {
         };
         grid.compute_offsets();
         grid
+    }
+
+    /// Records that an object with longest edge `size` is stored here.
+    #[inline]
+    pub(crate) fn note_object_size(&mut self, size: f64) {
+        self.max_object_size = self.max_object_size.max(size);
+    }
+
+    /// The reference cells (lowest corner and cells per axis, capped at the grid's size) that
+    /// may hold an object overlapping `query`, or `None` when a corner lies beyond the grid's
+    /// `f64` cell arithmetic.
+    ///
+    /// An object overlapping `query` has `max >= query.min`, so its reference point (`min`) lies
+    /// at least `query.min - size` with `size <= max_object_size`: its cell is at least the cell
+    /// of that point, which is often the query's own low cell rather than the one below it (the
+    /// bound that the placement rule `size < cell_size` alone gives). The subtraction is padded
+    /// by a few rounding units, so that rounding can only widen the range.
+    pub(crate) fn reference_range(&self, query: &Aabb) -> Option<([i64; 3], [u64; 3])> {
+        let reach = self.max_object_size;
+        let pad = (query.min.abs() + reach) * (4.0 * f64::EPSILON) + reach;
+        let lo = self.coordinates(query.min - pad)?;
+        let hi = self.coordinates(query.max)?;
+        let dims = self.dims();
+        let len = |a: usize| ((hi[a] - lo[a] + 1) as u64).min(u64::from(dims[a]));
+        Some((lo, [len(0), len(1), len(2)]))
     }
 
     pub(crate) fn dims(&self) -> [u32; 3] {

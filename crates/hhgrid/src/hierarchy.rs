@@ -423,7 +423,9 @@ impl HierarchicalHashGrid {
     }
 
     fn store_in_grid(&mut self, id: u32, g: u32, cell: u32) {
-        let position = self.grids[g as usize].insert(id, cell);
+        let grid = &mut self.grids[g as usize];
+        grid.note_object_size(self.aabbs[id as usize].longest_edge());
+        let position = grid.insert(id, cell);
         self.locations[id as usize] = Location::Grid { grid: g, cell, position };
     }
 
@@ -471,6 +473,8 @@ impl HierarchicalHashGrid {
         let id = self.resolve(handle)?;
         self.unlink(id);
         self.note_change(id);
+        // A later object under this id must not inherit the fat box.
+        self.changes.forget_fat_box(id);
         let meta = &mut self.meta[id as usize];
         meta.generation = meta.generation.wrapping_add(1);
         if !meta.options.is_static {
@@ -511,6 +515,7 @@ impl HierarchicalHashGrid {
                 let size = aabb.longest_edge();
                 let suitable = size < g.cell_size && (size >= g.min_object_size || size == 0.0);
                 if suitable && let Some(new_cell) = g.home_cell(&aabb) {
+                    self.grids[grid as usize].note_object_size(size);
                     if new_cell != cell {
                         if let Some(moved) = self.grids[grid as usize].remove(cell, position) {
                             self.locations[moved as usize] = Location::Grid { grid, cell, position };

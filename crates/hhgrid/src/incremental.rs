@@ -4,27 +4,66 @@
 //! A pair's overlap depends only on its two boxes (and on the objects' options, fixed at
 //! insertion). So after a detection, the pairs of two objects that were neither updated with a
 //! new box, nor removed, nor inserted since are exactly the previous detection's pairs between
-//! such objects. The pairs involving a changed object are found by a box query for each changed
-//! object against the whole structure (every grid, the everywhere container, the all-pairs
-//! list). A pair of two changed objects is found from both sides; it is reported by the one with
-//! the smaller id only.
+//! such objects. What remains is to find the pairs of the changed objects.
 //!
-//! Cost: a pass over the previous pairs plus a query per changed object, instead of a full
-//! detection. The structure keeps a copy of the pairs of each unfiltered detection that followed
-//! few changes (a filter may change between calls, so filtered detections are neither cached
-//! nor served incrementally; after many changes the next detection is a full one anyway, so the
-//! copy is skipped) and one flag per object id. When a scene comes to rest, the first detection
-//! with few changes is therefore a full one that fills the cache, and the following ones are
-//! incremental.
+//! **Fat boxes.** Querying the structure for every changed object costs a few hundred
+//! nanoseconds each, most of it waiting for memory. But an object that rests or creeps changes
+//! its neighbours rarely. So, as the dynamic trees of game engines do, each changed object that
+//! is queried gets a *fat box*: its box grown by a margin `m` ([`HhGridConfig::incremental_margin`]
+//! times its longest edge) on every side, and by up to one more margin on the side it moved
+//! towards since its previous fat box (objects tend to keep going; measured, this spared a
+//! third of the queries of steadily moving objects). The structure keeps, besides the
+//! overlapping pairs, the *near* pairs: those whose fat boxes overlap while their boxes do not.
+//! An unqueried object's fat box is its box. The invariant after every incremental detection:
+//! every pair whose fat boxes overlap is in one of the two lists, overlapping pairs in the first.
+//!
+//! At the next detection, a changed object whose new box still lies inside its fat box keeps it:
+//! its pairs are among the listed ones, which are re-tested exactly. The others *escape*: their
+//! listed pairs are dropped, they get a new fat box, and a box query with it finds every object
+//! whose fat box may overlap theirs. For that, the query is widened in each grid by the grid's
+//! *reach*, the furthest any fat box of its objects extends beyond the object's box: a box can
+//! cross to the far side of its fat box, so `3m` of the largest object given a fat box in that
+//! grid. An object that keeps its fat box must stay within the reach of the grid it is in now
+//! (after a change of size it may be in another one). A pair of two escapers is found from both
+//! sides and kept by the one with the smaller id only. With a margin of 0 every changed object
+//! escapes: a query per changed object, and no near pairs.
+//!
+//! Cost: a pass over the listed pairs, an exact test per listed pair of a changed object, and a
+//! query per escaper, instead of a full detection. A full detection resets every fat box to its
+//! box (it finds the overlapping pairs only, and they are exactly the pairs of overlapping fat
+//! boxes then). The structure keeps a copy of the pairs of each unfiltered detection that
+//! followed few changes (a filter may change between calls, so filtered detections are neither
+//! cached nor served incrementally; after many changes the next detection is a full one anyway,
+//! so the copy is skipped), the near pairs, a byte and a slot index per object id, and the fat
+//! boxes of the objects that escaped since the last full detection. When a scene comes to rest,
+//! the first detection with few changes is therefore a full one that fills the cache, and the
+//! following ones are incremental.
+//!
+//! [`HhGridConfig::incremental_margin`]: crate::HhGridConfig::incremental_margin
 
 use crate::detect::PairFilter;
 use crate::hierarchy::Location;
 use crate::query::gather_candidates;
 use crate::{Handle, HierarchicalHashGrid, PairOrder};
+use geometry_core::{Aabb, DVec3};
 use rayon::prelude::*;
 
-/// Changed objects per parallel work unit.
-const CHANGED_PER_UNIT: usize = 256;
+/// A reported pair, smaller handle first.
+type Pair = (Handle, Handle);
+
+/// Escapers per parallel work unit.
+const ESCAPERS_PER_UNIT: usize = 256;
+
+/// [`ChangeLog::flags`]: unchanged since the previous detection.
+const UNCHANGED: u8 = 0;
+/// Changed, with the new box inside the fat box (set by [`ChangeLog::mark`]; detection turns
+/// it into [`ESCAPED`] when the box left).
+const CHANGED: u8 = 1;
+/// Changed and queried anew: its listed pairs are dropped.
+const ESCAPED: u8 = 2;
+
+/// No fat box (the object's fat box is its box).
+const NO_FAT: u32 = u32::MAX;
 
 /// What a detection leaves in the cache of pairs.
 #[derive(Clone, Copy)]
@@ -32,25 +71,82 @@ enum Cache<'a> {
     /// The incremental path edited the cache into the detection's pairs.
     Current,
     /// A full detection found these pairs.
-    Copy(&'a [(Handle, Handle)]),
+    Copy(&'a [Pair]),
     /// Nothing: a filtered detection, incremental detection disabled, or more changes than the
     /// share allows (then the next detection is a full one whatever happens).
     Drop,
 }
 
-/// What changed since the previous detection, and that detection's pairs.
+/// The fat box of an object that escaped since the last full detection.
+#[derive(Debug, Clone, Copy)]
+struct FatBox {
+    min: DVec3,
+    max: DVec3,
+    /// The centre of the object's box when the fat box was made: the next fat box leads in the
+    /// direction the object went since.
+    anchor: DVec3,
+}
+
+impl FatBox {
+    #[inline]
+    fn overlaps(&self, other: &FatBox) -> bool {
+        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+    }
+}
+
+/// Buffers of the incremental path, kept between detections so that it allocates nothing in a
+/// steady state (measured: allocations were a tenth of a small scene's detection).
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    escapers: Vec<u32>,
+    fresh: Vec<Pair>,
+    parted: Vec<Pair>,
+    edit: EditScratch,
+    candidates: Vec<u32>,
+}
+
+impl Scratch {
+    fn memory_bytes(&self) -> usize {
+        (self.escapers.capacity() + self.candidates.capacity()) * size_of::<u32>()
+            + (self.fresh.capacity() + self.parted.capacity()) * size_of::<Pair>()
+            + self.edit.touched.capacity() * size_of::<usize>()
+            + self.edit.overlapping.capacity()
+    }
+}
+
+/// What changed since the previous detection, that detection's pairs, and the near pairs and
+/// fat boxes (see the module documentation).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ChangeLog {
     /// The pairs of the previous detection, valid only when `cached_valid`.
-    cached: Vec<(Handle, Handle)>,
+    cached: Vec<Pair>,
+    /// Pairs whose fat boxes overlapped at the previous detection while their boxes did not
+    /// (empty after a full detection).
+    near: Vec<Pair>,
     /// Whether `cached` holds the pairs of the previous detection (an unfiltered one, with
     /// incremental detection enabled).
     cached_valid: bool,
     /// Ids inserted, removed or given a new box since the previous detection, each once, in the
     /// order in which they first changed.
     changed: Vec<u32>,
-    /// `flags[id]`: whether `id` is in `changed`.
-    flags: Vec<bool>,
+    /// `flags[id]`: [`UNCHANGED`], [`CHANGED`] (`id` is in `changed`) or, during detection,
+    /// [`ESCAPED`].
+    flags: Vec<u8>,
+    /// `fat_slot[id]`: the index of `id`'s fat box in `fat`, or [`NO_FAT`].
+    fat_slot: Vec<u32>,
+    /// Fat boxes of the objects that escaped since the last full detection.
+    fat: Vec<FatBox>,
+    /// Ids of `fat`'s entries, to reset their slots.
+    fat_owner: Vec<u32>,
+    /// Per grid (by position in `grids`): how far a fat box of its objects may reach beyond the
+    /// object's box. An object given a fat box in a grid widens that grid's reach to three
+    /// margins (the two sides and the lead: its box may move to one side of the fat box); one
+    /// that keeps its fat box must stay within the reach of the grid it is in now. So every
+    /// query widened by the reach finds every fat box it may meet. Grows until the next reset;
+    /// 0 for a grid without fat boxes.
+    reach: Vec<f64>,
+    /// Buffers reused from detection to detection.
+    scratch: Scratch,
     /// More changes than this (the share limit at the previous detection) make the next
     /// detection a full one, so recording stops there: a step that moves everything pays for
     /// no more than `limit` records.
@@ -59,6 +155,8 @@ pub(crate) struct ChangeLog {
     saturated: bool,
     /// Detections served by the incremental path (for tests).
     pub(crate) incremental_runs: usize,
+    /// Queries run by the incremental path (for tests).
+    pub(crate) escapes: usize,
 }
 
 impl ChangeLog {
@@ -66,7 +164,7 @@ impl ChangeLog {
     #[inline]
     pub(crate) fn mark(&mut self, id: u32) {
         let i = id as usize;
-        if self.saturated || self.flags.get(i) == Some(&true) {
+        if self.saturated || self.flags.get(i).is_some_and(|&f| f != UNCHANGED) {
             return;
         }
         if self.changed.len() >= self.limit {
@@ -74,9 +172,9 @@ impl ChangeLog {
             return;
         }
         if i >= self.flags.len() {
-            self.flags.resize(i + 1, false);
+            self.flags.resize(i + 1, UNCHANGED);
         }
-        self.flags[i] = true;
+        self.flags[i] = CHANGED;
         self.changed.push(id);
     }
 
@@ -84,7 +182,7 @@ impl ChangeLog {
     /// of changes beyond which the next detection will be a full one.
     fn finish(&mut self, cache: Cache<'_>, limit: usize) {
         for &id in &self.changed {
-            self.flags[id as usize] = false;
+            self.flags[id as usize] = UNCHANGED;
         }
         self.changed.clear();
         self.limit = limit;
@@ -95,27 +193,133 @@ impl ChangeLog {
             Cache::Copy(pairs) => {
                 self.cached.clear();
                 self.cached.extend_from_slice(pairs);
+                self.reset_fat_boxes();
             }
-            Cache::Drop => self.cached.clear(),
+            Cache::Drop => {
+                self.cached.clear();
+                self.reset_fat_boxes();
+            }
+        }
+    }
+
+    /// Every object's fat box becomes its box again, and no pair is near.
+    fn reset_fat_boxes(&mut self) {
+        for &id in &self.fat_owner {
+            self.fat_slot[id as usize] = NO_FAT;
+        }
+        self.fat.clear();
+        self.fat_owner.clear();
+        self.near.clear();
+        self.reach.clear();
+    }
+
+    /// Gives `id` the fat box `fat`, reusing its slot.
+    fn set_fat(&mut self, id: u32, fat: FatBox) {
+        let slot = self.fat_slot[id as usize];
+        if slot == NO_FAT {
+            self.fat_slot[id as usize] = self.fat.len() as u32;
+            self.fat.push(fat);
+            self.fat_owner.push(id);
+        } else {
+            self.fat[slot as usize] = fat;
+        }
+    }
+
+    /// `id`'s fat box, if it was given one.
+    #[inline]
+    fn fat_of(&self, id: u32) -> Option<&FatBox> {
+        let slot = *self.fat_slot.get(id as usize)?;
+        self.fat.get(slot as usize)
+    }
+
+    /// Widens the reach of grid `g` to at least `reach`.
+    fn widen_reach(&mut self, g: usize, reach: f64) {
+        if self.reach.len() <= g {
+            self.reach.resize(g + 1, 0.0);
+        }
+        self.reach[g] = self.reach[g].max(reach);
+    }
+
+    /// Takes `id`'s fat box away (the object was removed; its id may be reused). The box stays
+    /// in `fat` until the next reset.
+    pub(crate) fn forget_fat_box(&mut self, id: u32) {
+        if let Some(slot) = self.fat_slot.get_mut(id as usize) {
+            *slot = NO_FAT;
         }
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.cached.capacity() * size_of::<(Handle, Handle)>()
-            + self.changed.capacity() * size_of::<u32>()
+        (self.cached.capacity() + self.near.capacity()) * size_of::<Pair>()
+            + (self.changed.capacity() + self.fat_slot.capacity() + self.fat_owner.capacity())
+                * size_of::<u32>()
             + self.flags.capacity()
+            + self.fat.capacity() * size_of::<FatBox>()
+            + self.reach.capacity() * size_of::<f64>()
+            + self.scratch.memory_bytes()
     }
+}
+
+/// Edits `list` in place, in order: keeps the pairs whose objects are both unchanged, drops
+/// those of an escaper, and re-tests the pairs of changed objects on their boxes: a pair whose
+/// overlap is `keep_if_overlapping` stays, the others move to `moved`.
+///
+/// Few pairs have a changed object, so a read-only pass finds them first; their boxes are then
+/// tested without a branch per pair, so that the processor fetches the boxes of many pairs at
+/// once (each is a likely cache miss); last, the runs of untouched pairs between them are moved
+/// down in bulk. (A loop that tested and stored pair by pair, or `Vec::retain`, took several
+/// times longer: measured, most of an incremental detection.)
+fn edit_pairs(
+    list: &mut Vec<Pair>,
+    flags: &[u8],
+    aabbs: &[Aabb],
+    keep_if_overlapping: bool,
+    moved: &mut Vec<Pair>,
+    scratch: &mut EditScratch,
+) {
+    // Flags combine by `|`: 0 unchanged, `CHANGED` only, or some `ESCAPED` bit.
+    const _: () = assert!(UNCHANGED == 0 && CHANGED & ESCAPED == 0);
+    let combined = |(a, b): Pair| flags[a.index as usize] | flags[b.index as usize];
+    let EditScratch { touched, overlapping } = scratch;
+    touched.clear();
+    touched.extend(list.iter().enumerate().filter(|&(_, &pair)| combined(pair) != UNCHANGED).map(|(i, _)| i));
+    let Some(&first) = touched.first() else { return };
+    overlapping.clear();
+    overlapping.extend(touched.iter().map(|&t| {
+        let (a, b) = (&aabbs[list[t].0.index as usize], &aabbs[list[t].1.index as usize]);
+        (a.min.cmple(b.max) & b.min.cmple(a.max)).all()
+    }));
+    // Pairs before the first touched one stay where they are.
+    let (mut write, mut read) = (first, first);
+    for (&t, &overlap) in touched.iter().zip(overlapping.iter()) {
+        list.copy_within(read..t, write);
+        write += t - read;
+        let pair = list[t];
+        if combined(pair) & ESCAPED == 0 {
+            if overlap == keep_if_overlapping {
+                list[write] = pair;
+                write += 1;
+            } else {
+                moved.push(pair);
+            }
+        }
+        read = t + 1;
+    }
+    let len = list.len();
+    list.copy_within(read..len, write);
+    list.truncate(write + len - read);
+}
+
+/// Buffers of [`edit_pairs`].
+#[derive(Debug, Clone, Default)]
+struct EditScratch {
+    touched: Vec<usize>,
+    overlapping: Vec<bool>,
 }
 
 impl HierarchicalHashGrid {
     /// Detection with the incremental path when it applies (see the module documentation),
     /// otherwise Algorithm 4 over everything; then records the pairs for the next detection.
-    pub(crate) fn detect(
-        &mut self,
-        pairs: &mut Vec<(Handle, Handle)>,
-        filter: Option<PairFilter<'_>>,
-        parallel: bool,
-    ) {
+    pub(crate) fn detect(&mut self, pairs: &mut Vec<Pair>, filter: Option<PairFilter<'_>>, parallel: bool) {
         pairs.clear();
         self.rebuild();
         let share = self.config.incremental_share;
@@ -127,7 +331,8 @@ impl HierarchicalHashGrid {
             // Only static objects (or none): no pairs.
         } else if incremental {
             let objects = self.aabbs.len();
-            self.changes.flags.resize(objects.max(self.changes.flags.len()), false);
+            self.changes.flags.resize(objects.max(self.changes.flags.len()), UNCHANGED);
+            self.changes.fat_slot.resize(objects.max(self.changes.fat_slot.len()), NO_FAT);
             self.detect_changed(pairs, parallel);
             self.changes.incremental_runs += 1;
         } else {
@@ -146,36 +351,124 @@ impl HierarchicalHashGrid {
         self.changes.finish(cache, limit);
     }
 
-    /// The incremental path: the previous pairs of unchanged objects, then the pairs of the
-    /// changed ones. Leaves the result both in `pairs` and in the cache.
-    #[allow(clippy::needless_bitwise_bool, reason = "no short-circuit: one branch per pair, not two")]
-    fn detect_changed(&mut self, pairs: &mut Vec<(Handle, Handle)>, parallel: bool) {
-        // Edit the cached pairs in place (one pass, no copy), then copy them out once.
-        let mut cached = std::mem::take(&mut self.changes.cached);
-        let flags = &self.changes.flags[..];
-        cached.retain(|&(a, b)| !flags[a.index as usize] & !flags[b.index as usize]);
-        let retained = cached.len();
-        let changed = &self.changes.changed;
-        if parallel && changed.len() > CHANGED_PER_UNIT {
-            let buffers: Vec<Vec<(Handle, Handle)>> = changed
-                .par_chunks(CHANGED_PER_UNIT)
-                .map(|ids| {
-                    let (mut buffer, mut candidates) = (Vec::new(), Vec::new());
-                    for &id in ids {
-                        self.pairs_of_changed(id, &mut candidates, &mut buffer);
-                    }
-                    buffer
-                })
-                .collect();
-            for buffer in buffers {
-                cached.extend_from_slice(&buffer);
+    /// The widening of a query in the grid at position `g` of `grids` that reaches every fat
+    /// box of its objects (see [`ChangeLog::reach`]).
+    fn fat_reach(&self, g: usize) -> f64 {
+        self.changes.reach.get(g).copied().unwrap_or(0.0)
+    }
+
+    /// `id`'s fat box: the one it was given, or its box.
+    #[inline]
+    fn fat_box(&self, id: u32) -> FatBox {
+        self.changes.fat_of(id).copied().unwrap_or_else(|| {
+            let b = &self.aabbs[id as usize];
+            FatBox { min: b.min, max: b.max, anchor: b.center() }
+        })
+    }
+
+    /// Whether changed object `id` keeps its fat box: alive, in a grid, its box inside the fat
+    /// box, and the fat box within the reach of its grid's queries.
+    fn keeps_fat_box(&self, id: u32) -> bool {
+        let Location::Grid { grid, .. } = self.locations[id as usize] else { return false };
+        let Some(fat) = self.changes.fat_of(id) else { return false };
+        let b = &self.aabbs[id as usize];
+        let reach = DVec3::splat(self.fat_reach(grid as usize));
+        fat.min.cmple(b.min).all()
+            && b.max.cmple(fat.max).all()
+            && (b.min - reach).cmple(fat.min).all()
+            && fat.max.cmple(b.max + reach).all()
+    }
+
+    /// Whether `a` and `b` may be reported together (not both static, groups agree).
+    #[inline]
+    fn may_pair(&self, a: u32, b: u32) -> bool {
+        if self.restricted_len == 0 {
+            return true;
+        }
+        let (oa, ob) = (&self.meta[a as usize].options, &self.meta[b as usize].options);
+        !(oa.is_static && ob.is_static) && oa.groups.interacts_with(ob.groups)
+    }
+
+    /// Flags the changed objects that escape their fat boxes, and collects in `escapers` those
+    /// that are alive, each with a new fat box if it is in a grid.
+    fn sort_out_escapers(&mut self, changed: &[u32], escapers: &mut Vec<u32>) {
+        let margin = self.config.incremental_margin;
+        escapers.clear();
+        for &id in changed {
+            if self.keeps_fat_box(id) {
+                continue;
             }
-        } else {
-            let mut candidates = Vec::new();
-            for &id in changed {
-                self.pairs_of_changed(id, &mut candidates, &mut cached);
+            self.changes.flags[id as usize] = ESCAPED;
+            match self.locations[id as usize] {
+                Location::Free => {}
+                Location::Grid { grid, .. } => {
+                    let b = self.aabbs[id as usize];
+                    let grow = margin * b.longest_edge();
+                    // Lead: up to one more margin on the side the object moved towards since
+                    // its previous fat box (objects tend to keep going), none on the other.
+                    let went = self.changes.fat_of(id).map_or(DVec3::ZERO, |f| b.center() - f.anchor);
+                    let lead = went.abs().min(DVec3::splat(grow));
+                    let ahead = DVec3::select(went.cmpgt(DVec3::ZERO), lead, DVec3::ZERO);
+                    let behind = DVec3::select(went.cmplt(DVec3::ZERO), lead, DVec3::ZERO);
+                    let fat =
+                        FatBox { min: b.min - grow - behind, max: b.max + grow + ahead, anchor: b.center() };
+                    self.changes.set_fat(id, fat);
+                    // A box can cross to the far side of its fat box: 2 margins and the lead.
+                    self.changes.widen_reach(grid as usize, 3.0 * grow);
+                    escapers.push(id);
+                }
+                // Objects outside the grids are every query's candidates anyway: no fat box.
+                Location::AllPairs(_) | Location::Everywhere(_) => {
+                    self.changes.forget_fat_box(id);
+                    escapers.push(id);
+                }
             }
         }
+    }
+
+    /// The incremental path: the listed pairs of unchanged and non-escaping objects, re-tested
+    /// where an object changed, then the pairs of the escapers. Leaves the result both in
+    /// `pairs` and in the cache.
+    fn detect_changed(&mut self, pairs: &mut Vec<Pair>, parallel: bool) {
+        let changed = std::mem::take(&mut self.changes.changed);
+        let mut scratch = std::mem::take(&mut self.changes.scratch);
+        let Scratch { escapers, fresh, parted, edit, candidates } = &mut scratch;
+        for buffer in [&mut *fresh, &mut *parted] {
+            buffer.clear();
+        }
+        self.sort_out_escapers(&changed, escapers);
+        self.changes.escapes += escapers.len();
+        // Edit the listed pairs in place: drop an escaper's, re-test a changed object's, keep the
+        // rest. Pairs that start or stop overlapping change lists.
+        let mut cached = std::mem::take(&mut self.changes.cached);
+        let mut near = std::mem::take(&mut self.changes.near);
+        let flags = &self.changes.flags[..];
+        edit_pairs(&mut cached, flags, &self.aabbs, true, parted, edit);
+        edit_pairs(&mut near, flags, &self.aabbs, false, fresh, edit);
+        near.extend_from_slice(parted);
+        let retained = cached.len();
+        if parallel && escapers.len() > ESCAPERS_PER_UNIT {
+            // Per work unit: its overlapping pairs and its near pairs.
+            let buffers: Vec<[Vec<Pair>; 2]> = escapers
+                .par_chunks(ESCAPERS_PER_UNIT)
+                .map(|ids| {
+                    let (mut overlapping, mut close, mut candidates) = (Vec::new(), Vec::new(), Vec::new());
+                    for &id in ids {
+                        self.pairs_of_escaper(id, &mut candidates, &mut overlapping, &mut close);
+                    }
+                    [overlapping, close]
+                })
+                .collect();
+            for [overlapping, close] in buffers {
+                fresh.extend_from_slice(&overlapping);
+                near.extend_from_slice(&close);
+            }
+        } else {
+            for &id in escapers.iter() {
+                self.pairs_of_escaper(id, candidates, fresh, &mut near);
+            }
+        }
+        cached.extend_from_slice(fresh);
         if self.config.pair_order == PairOrder::Sorted {
             // The retained pairs are sorted already (a subset of the sorted previous output):
             // sort the new ones and merge.
@@ -199,37 +492,71 @@ impl HierarchicalHashGrid {
             pairs.extend_from_slice(&cached);
         }
         self.changes.cached = cached;
+        self.changes.near = near;
+        self.changes.changed = changed;
+        self.changes.scratch = scratch;
     }
 
-    /// The pairs of changed object `id` (nothing if it was removed) with every object, except
-    /// changed objects with a smaller id (they report the pair themselves). `candidates` is
-    /// scratch space.
-    #[allow(clippy::needless_bitwise_bool, reason = "no short-circuit: see the loop")]
-    fn pairs_of_changed(&self, id: u32, candidates: &mut Vec<u32>, out: &mut Vec<(Handle, Handle)>) {
-        if self.locations[id as usize] == Location::Free {
-            return;
-        }
-        let box_a = self.aabbs[id as usize];
+    /// The pairs of escaper `id` (alive, with its new fat box) with every object whose fat box
+    /// overlaps its own, except escapers with a smaller id (they list the pair themselves):
+    /// overlapping ones to `overlapping`, the others to `near`. `candidates` is scratch space.
+    fn pairs_of_escaper(
+        &self,
+        id: u32,
+        candidates: &mut Vec<u32>,
+        overlapping: &mut Vec<Pair>,
+        near: &mut Vec<Pair>,
+    ) {
+        let fat_a = self.fat_box(id);
         candidates.clear();
         candidates.extend_from_slice(&self.all_pairs);
         candidates.extend_from_slice(&self.everywhere);
+        let unplaced = candidates.len();
+        for &b in &candidates[..unplaced] {
+            self.consider_near(id, &fat_a, b, overlapping, near);
+        }
         // (An object in the everywhere container has a box no grid can place, so the query
         // gathers every grid's objects.)
-        for grid in &self.grids {
-            gather_candidates(grid, &box_a, candidates);
-        }
-        let flags = &self.changes.flags;
-        let ha = self.handle_of(id);
-        // Unbounded objects carry the box of all of space, so the box test passes for them.
-        // No short-circuit: without a branch per comparison the processor fetches the boxes of
-        // many candidates at once (each is a likely cache miss) instead of one after another.
-        for &b in candidates.iter() {
-            let box_b = &self.aabbs[b as usize];
-            let (lo, hi) = (box_a.min.cmple(box_b.max), box_b.min.cmple(box_a.max));
-            let reported_by_b = (b < id) & flags[b as usize];
-            if (lo & hi).all() & (b != id) & !reported_by_b {
-                self.report(ha, self.handle_of(b), None, out);
+        for (g, grid) in self.grids.iter().enumerate() {
+            let reach = DVec3::splat(self.fat_reach(g));
+            let query = Aabb { min: fat_a.min - reach, max: fat_a.max + reach };
+            candidates.truncate(unplaced);
+            gather_candidates(grid, &query, candidates);
+            for &b in &candidates[unplaced..] {
+                // Every fat box of this grid lies within its box widened by the reach, so a box
+                // that misses the query has a fat box that misses `fat_a`: most candidates are
+                // rejected on the box at hand, before their fat box is looked up. (No
+                // short-circuit: without a branch per comparison the processor fetches the boxes
+                // of many candidates at once, each a likely cache miss.)
+                let box_b = &self.aabbs[b as usize];
+                if (query.min.cmple(box_b.max) & box_b.min.cmple(query.max)).all() {
+                    self.consider_near(id, &fat_a, b, overlapping, near);
+                }
             }
+        }
+    }
+
+    /// Lists the pair of escaper `id` (fat box `fat_a`) and candidate `b` if their fat boxes
+    /// overlap, unless `b` is `id` or an escaper with a smaller id (which lists it).
+    #[inline]
+    fn consider_near(
+        &self,
+        id: u32,
+        fat_a: &FatBox,
+        b: u32,
+        overlapping: &mut Vec<Pair>,
+        near: &mut Vec<Pair>,
+    ) {
+        let listed_by_b = b < id && self.changes.flags[b as usize] == ESCAPED;
+        if b == id || listed_by_b || !self.fat_box(b).overlaps(fat_a) || !self.may_pair(id, b) {
+            return;
+        }
+        let (ha, hb) = (self.handle_of(id), self.handle_of(b));
+        let pair = if ha < hb { (ha, hb) } else { (hb, ha) };
+        if self.aabbs[id as usize].overlaps(&self.aabbs[b as usize]) {
+            overlapping.push(pair);
+        } else {
+            near.push(pair);
         }
     }
 }
@@ -242,6 +569,111 @@ mod tests {
 
     fn cube(p: DVec3, edge: f64) -> Aabb {
         Aabb::new(p, p + DVec3::splat(edge)).unwrap()
+    }
+
+    /// An object moving inside its fat box is not queried, yet its pair with a neighbour
+    /// whose fat box overlaps its own is found once the boxes meet; that neighbour lay beyond
+    /// the reach of an unwidened query (its reference cell is past the fat box's last cell),
+    /// so the test fails if the escaper's query is not widened by the fat boxes' reach.
+    #[test]
+    fn objects_inside_their_fat_boxes_meet_without_a_query() {
+        let unit = |x: f64| Aabb::new(DVec3::new(x, 0.0, 0.0), DVec3::new(x + 1.0, 1.0, 1.0)).unwrap();
+        let config = HhGridConfig { incremental_margin: 0.1, ..HhGridConfig::default() };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        // The first object sizes the first grid: cells of √2 × its edge, boundaries at k·√2.
+        let a = grid.insert(unit(1.5)).unwrap();
+        let b = grid.insert(unit(2.9)).unwrap();
+        // Fillers in distinct cells (more occupied cells than a query's range, so that queries
+        // visit their range rather than every occupied cell).
+        for i in 0..40 {
+            let p = DVec3::new(100.0 + 2.0 * f64::from(i % 8), 2.0 * f64::from(i / 8), 10.0);
+            grid.insert(cube(p, 1.0)).unwrap();
+        }
+        let boundary = 2.0 * std::f64::consts::SQRT_2;
+        let mut pairs = Vec::new();
+        grid.find_pairs(&mut pairs);
+        grid.find_pairs(&mut pairs);
+        assert!(pairs.is_empty());
+        // b escapes: fat box [2.74, 3.94] along x.
+        grid.update(b, unit(2.84)).unwrap();
+        grid.find_pairs(&mut pairs);
+        // a escapes: fat box [1.62, 2.82], just short of the cell boundary that b lies beyond;
+        // the fat boxes overlap, the boxes do not.
+        grid.update(a, unit(1.72)).unwrap();
+        grid.find_pairs(&mut pairs);
+        assert!(pairs.is_empty());
+        assert!(1.72 + 1.1 < boundary && 2.84 > boundary);
+        assert_eq!(grid.changes.escapes, 2);
+        // Both move inside their fat boxes until the boxes overlap: no query, the pair is found.
+        grid.update(b, unit(2.75)).unwrap();
+        grid.update(a, unit(1.81)).unwrap();
+        grid.find_pairs(&mut pairs);
+        assert_eq!(grid.changes.escapes, 2, "nothing left its fat box");
+        assert_eq!(pairs, vec![(a, b)]);
+        assert_eq!(grid.changes.incremental_runs, 3);
+        // Apart again, inside the fat boxes: the pair goes back to the near ones.
+        grid.update(a, unit(1.70)).unwrap();
+        grid.find_pairs(&mut pairs);
+        assert!(pairs.is_empty());
+        assert_eq!(grid.changes.escapes, 2);
+    }
+
+    /// An object that shrinks inside its fat box moves to a finer grid, whose queries reach
+    /// only that grid's fat boxes: it must take a new fat box there. Otherwise a small
+    /// neighbour's query misses it, and when it grows back inside its old fat box the two boxes
+    /// meet unseen.
+    #[test]
+    fn an_object_changing_grid_takes_a_new_fat_box() {
+        let boxed = |min: [f64; 3], size: f64| Aabb::new(DVec3::from(min), DVec3::from(min) + size).unwrap();
+        let mut grid = HierarchicalHashGrid::default(); // margin 0.1
+        // The unit cube sizes the first grid (cells √2); the half cube goes one level finer.
+        let j = grid.insert(boxed([0.0; 3], 1.0)).unwrap();
+        let i = grid.insert(boxed([1.15, 0.0, 0.0], 0.5)).unwrap();
+        for k in 0..40 {
+            let p = DVec3::new(100.0 + 2.0 * f64::from(k % 8), 2.0 * f64::from(k / 8), 10.0);
+            grid.insert(cube(p, 1.0)).unwrap();
+        }
+        let mut pairs = Vec::new();
+        grid.find_pairs(&mut pairs);
+        grid.find_pairs(&mut pairs);
+        // j escapes: fat box up to 1.101 along x.
+        grid.update(j, boxed([0.001, 0.0, 0.0], 1.0)).unwrap();
+        grid.find_pairs(&mut pairs);
+        // j shrinks (to the finer grid), inside its fat box.
+        grid.update(j, boxed([0.001, 0.0, 0.0], 0.6)).unwrap();
+        grid.find_pairs(&mut pairs);
+        // i escapes: fat box down to 1.099, overlapping j's first fat box.
+        grid.update(i, boxed([1.149, 0.0, 0.0], 0.5)).unwrap();
+        grid.find_pairs(&mut pairs);
+        assert!(pairs.is_empty());
+        // j grows back and i creeps towards it, both inside their fat boxes of before: the boxes
+        // overlap on [1.0995, 1.1].
+        grid.update(j, boxed([0.001, 0.0, 0.0], 1.099)).unwrap();
+        grid.update(i, boxed([1.0995, 0.0, 0.0], 0.5)).unwrap();
+        grid.find_pairs(&mut pairs);
+        assert_eq!(pairs, vec![(j, i)]);
+    }
+
+    /// With a margin of 0 every changed object is queried.
+    #[test]
+    fn zero_margin_queries_every_changed_object() {
+        let config = HhGridConfig { incremental_margin: 0.0, ..HhGridConfig::default() };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        let handles: Vec<_> = (0..100u32)
+            .map(|i| grid.insert(cube(DVec3::new(f64::from(i) * 0.9, 0.0, 0.0), 1.0)).unwrap())
+            .collect();
+        let mut pairs = Vec::new();
+        grid.find_pairs(&mut pairs);
+        grid.find_pairs(&mut pairs);
+        for round in 0..5u32 {
+            for &h in &handles[10..14] {
+                let moved = grid.aabb(h).unwrap();
+                grid.update(h, cube(moved.min + DVec3::splat(0.001 * f64::from(round + 1)), 1.0)).unwrap();
+            }
+            grid.find_pairs(&mut pairs);
+            assert_eq!(grid.changes.escapes, 4 * (round as usize + 1));
+            assert_eq!(pairs.len(), 99);
+        }
     }
 
     /// The incremental path is taken exactly when few objects changed, and reports what a full

@@ -28,7 +28,9 @@
 //! objects are present), and incremental detection (`incremental` module,
 //! [`HhGridConfig::incremental_share`]): when at most that share of the objects was inserted,
 //! removed or moved since the last detection, the previous pairs of the unchanged objects are
-//! kept and only the changed objects are queried, with the same output as a full detection.
+//! kept and only the changed objects' pairs are looked for, with the same output as a full
+//! detection; fat boxes ([`HhGridConfig::incremental_margin`]) spare the query of an object
+//! that moved little.
 //!
 //! Choices where the thesis is silent or where `f64` needs care (see the source for details):
 //! * Pairs are reported with the smaller handle first; "overlap" means the closed boxes share a

@@ -8,8 +8,9 @@ impl HierarchicalHashGrid {
     /// Every object whose box overlaps `query` (touching counts), in no particular order.
     /// Unbounded objects always match.
     ///
-    /// In each grid, an object overlapping `query` has its reference cell within one cell below
-    /// the query's cell range, so only those cells are visited (or, when that range holds more
+    /// In each grid, an object overlapping `query` has its reference cell at most one cell below
+    /// the query's cell range (at most the grid's largest object size below it), so only those
+    /// cells are visited (or, when that range holds more
     /// cells than the grid has occupied ones, the occupied cells are scanned instead).
     ///
     /// # Errors
@@ -131,17 +132,15 @@ pub(crate) fn gather_candidates(grid: &HashGrid, query: &Aabb, out: &mut Vec<u32
     /// Ranges up to this many cells (a box of its own grid spans at most 3 × 3 × 3 reference
     /// cells) are gathered in phases; larger ones are visited cell by cell.
     const MAX_PHASED: usize = 64;
-    if let (Some(lo), Some(hi)) = (grid.coordinates(query.min), grid.coordinates(query.max)) {
-        let dims = grid.dims();
-        let len = |a: usize| ((hi[a] - lo[a] + 2) as u64).min(u64::from(dims[a])) as usize;
-        let lens = [len(0), len(1), len(2)];
+    if let Some((start, lens)) = grid.reference_range(query) {
+        let lens = lens.map(|l| l as usize);
         if lens[0] * lens[1] * lens[2] <= MAX_PHASED.min(grid.occupied.len()) {
             let mut slots = [0u32; MAX_PHASED];
             let mut k = 0;
             for dz in 0..lens[2] as i64 {
                 for dy in 0..lens[1] as i64 {
                     for dx in 0..lens[0] as i64 {
-                        let cell = grid.hash([lo[0] - 1 + dx, lo[1] - 1 + dy, lo[2] - 1 + dz]);
+                        let cell = grid.hash([start[0] + dx, start[1] + dy, start[2] + dz]);
                         slots[k] = grid.cells[cell as usize];
                         k += 1;
                     }
@@ -165,18 +164,11 @@ pub(crate) fn gather_candidates(grid: &HashGrid, query: &Aabb, out: &mut Vec<u32
 /// Calls `f` on every object of `grid` whose reference cell may hold a box overlapping `query`
 /// (each object at most once).
 pub(crate) fn for_each_candidate(grid: &HashGrid, query: &Aabb, f: &mut impl FnMut(u32)) {
-    let dims = grid.dims();
-    let range = match (grid.coordinates(query.min), grid.coordinates(query.max)) {
-        (Some(lo), Some(hi)) => {
-            // Reference cells from one below the query's low cell up to its high cell; a range at
-            // least as long as the grid wraps onto every cell, so it is capped at the grid size.
-            let len = |a: usize| ((hi[a] - lo[a] + 2) as u64).min(u64::from(dims[a]));
-            let cells = len(0) * len(1) * len(2);
-            (cells <= grid.occupied.len() as u64)
-                .then(|| ([lo[0] - 1, lo[1] - 1, lo[2] - 1], [len(0), len(1), len(2)]))
-        }
-        _ => None,
-    };
+    // A range at least as long as the grid wraps onto every cell: it is capped at the grid size,
+    // and when it holds more cells than are occupied, the occupied ones are visited instead.
+    let range = grid
+        .reference_range(query)
+        .filter(|(_, lens)| lens[0] * lens[1] * lens[2] <= grid.occupied.len() as u64);
     match range {
         Some((start, lens)) => {
             for dz in 0..lens[2] as i64 {

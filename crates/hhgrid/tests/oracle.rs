@@ -93,6 +93,9 @@ enum Op {
     /// Move by a fraction of the box's size (the thesis's motion), or jump anywhere.
     Nudge(usize, [f64; 3]),
     Replace(usize, Aabb),
+    /// Scale the box's edges by a factor, keeping its minimum corner (rotation or deformation:
+    /// the object may change grid level).
+    Scale(usize, f64),
     Detect,
 }
 
@@ -121,8 +124,9 @@ fn arb_config() -> impl Strategy<Value = HhGridConfig> {
         prop::bool::ANY,
         prop::bool::ANY,
         prop_oneof![Just(0.0f64), Just(0.25), Just(1.0)],
+        prop_oneof![Just(0.0f64), Just(0.1), Just(1.0)],
     )
-        .prop_map(|(f, cells, density, threshold, reserve, clear, sorted, densest, share)| {
+        .prop_map(|(f, cells, density, threshold, reserve, clear, sorted, densest, share, margin)| {
             HhGridConfig {
                 hierarchy_factor: f,
                 initial_cells: cells,
@@ -138,6 +142,7 @@ fn arb_config() -> impl Strategy<Value = HhGridConfig> {
                 parallel: false,
                 base_cell_size: if densest { BaseCellSize::DensestLevel } else { BaseCellSize::FirstObject },
                 incremental_share: share,
+                incremental_margin: margin,
             }
         })
 }
@@ -206,6 +211,15 @@ fn run(config: HhGridConfig, ops: Vec<Op>) -> Result<(), TestCaseError> {
                 if object.aabb.is_some() {
                     grid.update(h, b).unwrap();
                     object.aabb = Some(b);
+                }
+            }
+            Op::Scale(i, factor) if !live.is_empty() => {
+                let h = live[i % live.len()];
+                let object = model.get_mut(&h).unwrap();
+                if let Some(b) = object.aabb {
+                    let scaled = Aabb::new(b.min, b.min + b.extents() * factor).unwrap();
+                    grid.update(h, scaled).unwrap();
+                    object.aabb = Some(scaled);
                 }
             }
             Op::Detect => check_detection(&mut grid, &model)?,
@@ -288,6 +302,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Incremental detection with fat boxes: the same few objects creep by a few hundredths of
+    /// their size per round, so they keep their fat boxes for several detections, meet and part
+    /// from their neighbours without a query, and escape now and then; some shrink or grow
+    /// within their fat boxes and so change grid level.
+    #[test]
+    fn creeping_objects_equal_brute_force(
+        margin in prop_oneof![Just(0.02f64), Just(0.1), Just(0.5)],
+        sorted in prop::bool::ANY,
+        seed_boxes in prop::collection::vec(arb_box(), 40..120),
+        creepers in prop::collection::vec((0usize..6, [-0.04..0.04f64, -0.04..0.04, -0.04..0.04]), 1..4),
+        rounds in 5usize..40,
+        scalings in prop::collection::vec((0usize..6, prop_oneof![Just(0.3f64), Just(0.6), Just(0.95), Just(1.6)], 0usize..40), 0..4),
+    ) {
+        let config = HhGridConfig {
+            incremental_margin: margin,
+            pair_order: if sorted { PairOrder::Sorted } else { PairOrder::Traversal },
+            ..HhGridConfig::default()
+        };
+        let mut ops: Vec<Op> = seed_boxes.into_iter().map(|b| Op::Insert(b, ObjectOptions::default())).collect();
+        ops.push(Op::Detect);
+        for round in 0..rounds {
+            // Each creeper keeps its direction: `Nudge` indexes the live list, which creeping
+            // leaves unchanged.
+            ops.extend(creepers.iter().map(|&(i, d)| Op::Nudge(i, d)));
+            ops.extend(scalings.iter().filter(|s| s.2 == round).map(|&(i, factor, _)| Op::Scale(i, factor)));
+            ops.push(Op::Detect);
+        }
+        run(config, ops)?;
+    }
+}
+
 /// Rays against brute-force slab tests.
 #[test]
 fn ray_query_matches_brute_force() {
@@ -358,6 +406,10 @@ fn errors_are_typed() {
         HhGridConfig { initial_cells: [16, 12, 16], ..HhGridConfig::default() },
         HhGridConfig { initial_cells: [16, 16, 2048], ..HhGridConfig::default() },
         HhGridConfig { max_density: 0.0, ..HhGridConfig::default() },
+        HhGridConfig { incremental_share: 1.5, ..HhGridConfig::default() },
+        HhGridConfig { incremental_margin: -0.1, ..HhGridConfig::default() },
+        HhGridConfig { incremental_margin: f64::NAN, ..HhGridConfig::default() },
+        HhGridConfig { incremental_margin: f64::INFINITY, ..HhGridConfig::default() },
     ] {
         assert!(matches!(HierarchicalHashGrid::new(bad), Err(HhGridError::InvalidConfig { .. })));
     }
