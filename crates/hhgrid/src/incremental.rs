@@ -654,6 +654,50 @@ mod tests {
         assert_eq!(pairs, vec![(j, i)]);
     }
 
+    /// Hundreds of escapers take the parallel path: same pairs in the same order as the serial
+    /// path, and the same set as a full detection.
+    #[test]
+    fn many_escapers_in_parallel_equal_serial_and_full_detection() {
+        let mut serial = HierarchicalHashGrid::default();
+        let mut full =
+            HierarchicalHashGrid::new(HhGridConfig { incremental_share: 0.0, ..HhGridConfig::default() })
+                .unwrap();
+        let place = |i: u32, t: f64| {
+            let f = f64::from(i);
+            let p = DVec3::new((f * 0.37).sin(), (f * 0.91).cos(), (f * 0.13).sin()) * 14.0;
+            cube(
+                p + DVec3::new(t * (f * 0.7).sin(), t * (f * 0.3).cos(), 0.0),
+                0.8 + 0.4 * (f * 0.71).sin().abs(),
+            )
+        };
+        let handles: Vec<_> = (0..2000u32)
+            .map(|i| (serial.insert(place(i, 0.0)).unwrap(), full.insert(place(i, 0.0)).unwrap()))
+            .collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        serial.find_pairs(&mut a);
+        serial.find_pairs(&mut a);
+        for step in 1..=12u32 {
+            // 400 movers (a fifth: within the default share), 0.05 per step: escapes in waves.
+            for (i, &(h, k)) in handles.iter().enumerate().take(400) {
+                let moved = place(i as u32, 0.05 * f64::from(step));
+                serial.update(h, moved).unwrap();
+                full.update(k, moved).unwrap();
+            }
+            let mut twin = serial.clone();
+            serial.find_pairs(&mut a);
+            let mut p = Vec::new();
+            twin.find_pairs_parallel(&mut p);
+            assert_eq!(a, p, "parallel differs at step {step}");
+            full.find_pairs(&mut b);
+            let (mut x, mut y) = (a.clone(), b.clone());
+            x.sort_unstable();
+            y.sort_unstable();
+            assert_eq!(x, y, "step {step}");
+        }
+        assert_eq!(serial.changes.incremental_runs, 12);
+        assert!(serial.changes.escapes > 400 + 256, "{} escapes", serial.changes.escapes);
+    }
+
     /// With a margin of 0 every changed object is queried.
     #[test]
     fn zero_margin_queries_every_changed_object() {
