@@ -560,7 +560,15 @@ impl HierarchicalHashGrid {
             objects.extend(self.grids[g as usize].drain());
         }
         for id in objects {
+            let before = self.locations[id as usize];
             self.assign(id);
+            // A point goes to the finest grid there is, which may be a new one: an object that
+            // did not change may land in another grid, whose queries do not reach as far as
+            // its fat box. Its fat box becomes its box (the listed pairs stay a superset).
+            let grid_of = |l: Location| if let Location::Grid { grid, .. } = l { Some(grid) } else { None };
+            if grid_of(before) != grid_of(self.locations[id as usize]) {
+                self.changes.forget_fat_box(id);
+            }
         }
     }
 

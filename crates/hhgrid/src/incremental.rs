@@ -24,7 +24,11 @@
 //! *reach*, the furthest any fat box of its objects extends beyond the object's box: a box can
 //! cross to the far side of its fat box, so `3m` of the largest object given a fat box in that
 //! grid. An object that keeps its fat box must stay within the reach of the grid it is in now
-//! (after a change of size it may be in another one). A pair of two escapers is found from both
+//! (after a change of size it may be in another one), and an unchanged object that a
+//! clear-and-reinsert rebuild moves to another grid loses its fat box (it becomes its box; the
+//! listed pairs then merely include some that are no longer near). Queries are padded by a few
+//! rounding units beyond the reach, since a fat box is checked against the reach in floating
+//! point. A pair of two escapers is found from both
 //! sides and kept by the one with the smaller id only. With a margin of 0 every changed object
 //! escapes: a query per changed object, and no near pairs.
 //!
@@ -91,6 +95,16 @@ impl FatBox {
     #[inline]
     fn overlaps(&self, other: &FatBox) -> bool {
         self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+    }
+
+    /// This box widened by `reach` on every side, and by a few rounding units more: a fat box
+    /// checked to lie within `fl(box ± reach)` may reach a unit beyond `box ± reach`, and the
+    /// subtraction here rounds too, so without the pad a box could miss the query by one unit
+    /// while its fat box meets this one.
+    #[inline]
+    fn widened(&self, reach: f64) -> Aabb {
+        let pad = |v: DVec3| (v.abs() + reach) * (4.0 * f64::EPSILON);
+        Aabb { min: self.min - reach - pad(self.min), max: self.max + reach + pad(self.max) }
     }
 }
 
@@ -518,8 +532,7 @@ impl HierarchicalHashGrid {
         // (An object in the everywhere container has a box no grid can place, so the query
         // gathers every grid's objects.)
         for (g, grid) in self.grids.iter().enumerate() {
-            let reach = DVec3::splat(self.fat_reach(g));
-            let query = Aabb { min: fat_a.min - reach, max: fat_a.max + reach };
+            let query = fat_a.widened(self.fat_reach(g));
             candidates.truncate(unplaced);
             gather_candidates(grid, &query, candidates);
             for &b in &candidates[unplaced..] {
@@ -696,6 +709,87 @@ mod tests {
         }
         assert_eq!(serial.changes.incremental_runs, 12);
         assert!(serial.changes.escapes > 400 + 256, "{} escapes", serial.changes.escapes);
+    }
+
+    /// Clear-and-reinsert moves an unchanged point to a new, finer grid, whose queries do not
+    /// reach its fat box: the point's fat box must become its box. (Found by review: the pair
+    /// was missed before that rule.)
+    #[test]
+    fn a_rebuild_that_moves_an_unchanged_object_drops_its_fat_box() {
+        let bx = |min: [f64; 3], max: [f64; 3]| Aabb::new(DVec3::from(min), DVec3::from(max)).unwrap();
+        let config = HhGridConfig {
+            update_strategy: crate::UpdateStrategy::ClearAndReinsert,
+            all_pairs_threshold: 0,
+            hierarchy_factor: 3.0,
+            incremental_share: 1.0,
+            ..HhGridConfig::default()
+        };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        let mut pairs = Vec::new();
+        let big = grid.insert(bx([50.0; 3], [51.0; 3])).unwrap();
+        let p = grid.insert(bx([0.0; 3], [0.6; 3])).unwrap();
+        grid.find_pairs(&mut pairs);
+        grid.find_pairs(&mut pairs);
+        grid.update(big, bx([50.0; 3], [51.7; 3])).unwrap();
+        grid.update(p, bx([0.01; 3], [0.61; 3])).unwrap(); // fat box [-0.05, 0.67]
+        grid.find_pairs(&mut pairs);
+        grid.update(p, bx([0.31; 3], [0.31; 3])).unwrap(); // a point inside it
+        grid.find_pairs(&mut pairs);
+        grid.insert(bx([200.0; 3], [200.1; 3])).unwrap(); // opens a finer grid
+        grid.update(big, bx([50.01; 3], [51.71; 3])).unwrap(); // the rebuild moves the point there
+        grid.find_pairs(&mut pairs);
+        let q = grid.insert(bx([0.7, 0.0, 0.0], [1.3, 0.6, 0.6])).unwrap();
+        grid.find_pairs(&mut pairs);
+        grid.update(p, bx([0.06, 0.0, 0.0], [0.66, 0.6, 0.6])).unwrap();
+        grid.update(q, bx([0.66, 0.0, 0.0], [1.26, 0.6, 0.6])).unwrap();
+        grid.find_pairs(&mut pairs);
+        assert_eq!(pairs, vec![(p, q)]);
+    }
+
+    /// A fat box checked to lie within `fl(box + reach)` can end one unit beyond `box + reach`
+    /// (here, where the sum crosses 2²⁰); the escaper's query must still find its object.
+    /// (Found by review.)
+    #[test]
+    fn queries_reach_fat_boxes_despite_rounding() {
+        let bx = |x0: f64, x1: f64| Aabb::new(DVec3::new(x0, 0.0, 0.0), DVec3::new(x1, 1.1, 1.1)).unwrap();
+        let config =
+            HhGridConfig { all_pairs_threshold: 0, incremental_share: 1.0, ..HhGridConfig::default() };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        let mut pairs = Vec::new();
+        let p = 1_048_575.0; // just below 2²⁰; margin 0.1 of the 1.1 edge: 0.11, reach 0.33
+        let b = grid.insert(bx(p, p + 0.5)).unwrap();
+        grid.find_pairs(&mut pairs);
+        grid.find_pairs(&mut pairs);
+        grid.update(b, bx(p + 0.15, p + 0.65)).unwrap();
+        grid.find_pairs(&mut pairs);
+        grid.update(b, bx(p + 0.15 + 0.15, p + 0.65 + 0.15)).unwrap(); // escapes with a full lead
+        grid.find_pairs(&mut pairs);
+        let fat_max = (p + 0.65 + 0.15) + 0.11 + 0.11;
+        let fat_min = (p + 0.15 + 0.15) - 0.11;
+        // b moves to the far side of its fat box: the least box end whose `+ reach` rounds to
+        // at least the fat box's end.
+        let mut x = fat_max - 0.33;
+        while x + 0.330_000_000_000_000_07 < fat_max {
+            x = x.next_up();
+        }
+        while x.next_down() + 0.330_000_000_000_000_07 >= fat_max {
+            x = x.next_down();
+        }
+        grid.update(b, bx(fat_min, x)).unwrap();
+        grid.find_pairs(&mut pairs);
+        // a's fat box starts exactly where b's ends.
+        let mut a_min = fat_max + 0.11;
+        while a_min - 0.11 != fat_max {
+            a_min = if a_min - 0.11 < fat_max { a_min.next_up() } else { a_min.next_down() };
+        }
+        let a = grid.insert(bx(a_min, a_min + 0.9)).unwrap();
+        grid.find_pairs(&mut pairs);
+        assert!(pairs.is_empty());
+        // Both move inside their fat boxes until they touch.
+        grid.update(b, bx(fat_min, fat_max)).unwrap();
+        grid.update(a, bx(fat_max, a_min + 0.85)).unwrap();
+        grid.find_pairs(&mut pairs);
+        assert_eq!(pairs, vec![(b, a)]);
     }
 
     /// With a margin of 0 every changed object is queried.
