@@ -36,13 +36,24 @@ impl Aabb {
     /// assert!(Aabb::new(DVec3::ZERO, DVec3::ONE).is_ok());
     /// assert!(matches!(Aabb::new(DVec3::ONE, DVec3::ZERO), Err(GeometryError::InvertedBox { .. })));
     /// ```
+    #[inline]
     pub fn new(min: DVec3, max: DVec3) -> Result<Self, GeometryError> {
-        check_finite("aabb min", min)?;
-        check_finite("aabb max", max)?;
-        if min.cmple(max).all() {
+        // One branch for the valid case (every update of a broad phase passes here); the
+        // error is sorted out of line.
+        if min.is_finite() & max.is_finite() & min.cmple(max).all() {
             Ok(Self { min, max })
         } else {
-            Err(GeometryError::InvertedBox { min: min.to_array(), max: max.to_array() })
+            Err(Self::error_of(min, max))
+        }
+    }
+
+    /// The error of [`Aabb::new`] for corners that are not a valid box.
+    #[cold]
+    #[inline(never)]
+    fn error_of(min: DVec3, max: DVec3) -> GeometryError {
+        match (check_finite("aabb min", min), check_finite("aabb max", max)) {
+            (Err(e), _) | (_, Err(e)) => e,
+            _ => GeometryError::InvertedBox { min: min.to_array(), max: max.to_array() },
         }
     }
 
@@ -57,6 +68,7 @@ impl Aabb {
     /// let bad = Aabb { min: DVec3::ONE, max: DVec3::ZERO };
     /// assert!(bad.validate().is_err());
     /// ```
+    #[inline]
     pub fn validate(self) -> Result<Self, GeometryError> {
         Aabb::new(self.min, self.max)
     }

@@ -78,6 +78,7 @@ mod incremental;
 mod memory;
 mod packed;
 mod query;
+mod radix;
 
 pub use config::{BaseCellSize, HhGridConfig, MAX_CELLS_PER_AXIS, PairOrder, UpdateStrategy};
 pub use detect::PairFilter;

@@ -43,6 +43,7 @@ impl HierarchicalHashGrid {
             + self.free_capacity() * size_of::<u32>();
         let grid_bytes = self.grids.iter().map(crate::hash_grid::HashGrid::memory_bytes).sum::<usize>()
             + self.packed.iter().map(crate::packed::PackedGrid::memory_bytes).sum::<usize>()
+            + self.packed_positions.capacity() * size_of::<u32>()
             + self.order.capacity() * size_of::<u32>();
         let other_bytes = (self.all_pairs.capacity() + self.everywhere.capacity()) * size_of::<u32>()
             + self.changes.memory_bytes()

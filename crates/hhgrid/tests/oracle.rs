@@ -441,7 +441,8 @@ fn extreme_coordinates_stay_correct() {
 /// A scene large enough for every parallel code path (a grid with more occupied cells than the
 /// parallel sort and fill thresholds), checked against a sweep along x written here: sort the
 /// boxes by `min.x`, and test each against the later ones until their `min.x` passes its
-/// `max.x`. Objects move between rounds, so the rows are rebuilt from a changed grid.
+/// `max.x`. Objects move between rounds, so the rows are rebuilt from a changed grid; some are
+/// removed (free slots among the objects), and sizes vary so that three grids take part.
 #[test]
 fn large_scene_parallel_equals_serial_and_sweep() {
     let n = 60_000u32;
@@ -452,9 +453,14 @@ fn large_scene_parallel_equals_serial_and_sweep() {
     };
     // Unit cubes in a box sized for about two overlaps per object, some of them negative.
     let side = (f64::from(n) * 8.0 / 2.0).cbrt();
-    let mut place = |_: u32| {
+    let mut place = |i: u32| {
         let min = DVec3::new(unit(), unit(), unit()) * side - DVec3::splat(side / 2.0);
-        Aabb::new(min, min + DVec3::ONE).unwrap()
+        let edge = match i % 11 {
+            0 => 3.0,
+            5 => 0.3,
+            _ => 1.0,
+        };
+        Aabb::new(min, min + DVec3::splat(edge)).unwrap()
     };
     for order in [PairOrder::Traversal, PairOrder::Sorted] {
         let config = HhGridConfig { pair_order: order, incremental_share: 0.0, ..HhGridConfig::default() };
@@ -471,7 +477,12 @@ fn large_scene_parallel_equals_serial_and_sweep() {
                     *b = place(i as u32);
                     grid.update(*h, *b).unwrap();
                 }
+                for (h, _) in objects.iter().step_by(13) {
+                    grid.remove(*h).unwrap();
+                }
+                objects = objects.into_iter().enumerate().filter(|(i, _)| i % 13 != 0).map(|(_, o)| o).collect();
             }
+            assert!(grid.grid_count() >= 3, "{:?}", grid.grid_summary());
             let mut twin = grid.clone();
             let (mut serial, mut parallel) = (Vec::new(), Vec::new());
             grid.find_pairs(&mut serial);
