@@ -173,16 +173,25 @@ impl HashGrid {
     /// corners placeable ([`coordinates`](Self::coordinates) is `Some`) and at most two cells
     /// spanned per axis. The same decision as computing both corners' coordinates, in one
     /// branch-free pass (the per-object cost of an update).
+    ///
+    /// Only the minimum corner is converted to integers: with `c = ⌊lo⌋`, the maximum corner
+    /// spans at most one more cell exactly when `hi < c + 2` (compared in `f64`, where `c + 2`
+    /// is exact below the coordinate limit).
     #[inline]
     pub(crate) fn home_cell(&self, aabb: &Aabb) -> Option<u32> {
         let (lo, hi) = (aabb.min * self.inv_cell_size, aabb.max * self.inv_cell_size);
-        let mut fits = true;
+        // `hi >= lo` (the box is valid and the scale positive), so these bound both corners.
+        let mut fits = (lo.cmpgt(DVec3::splat(-MAX_CELL_COORDINATE))
+            & hi.cmplt(DVec3::splat(MAX_CELL_COORDINATE)))
+        .all();
         let mut c = [0i64; 3];
         for k in 0..3 {
-            fits &= (lo[k].abs() < MAX_CELL_COORDINATE) & (hi[k].abs() < MAX_CELL_COORDINATE);
-            c[k] = floor_to_i64(lo[k]);
-            // Wrapping: out-of-range values saturate, and `fits` is false for them anyway.
-            fits &= floor_to_i64(hi[k]).wrapping_sub(c[k]) <= 1;
+            let t = lo[k] as i64;
+            let t_float = t as f64;
+            // ⌊lo⌋: one less than the truncation for negative non-integers.
+            let below = t_float > lo[k];
+            c[k] = t - i64::from(below);
+            fits &= hi[k] < t_float - f64::from(u8::from(below)) + 2.0;
         }
         fits.then(|| self.hash(c))
     }

@@ -480,7 +480,8 @@ fn large_scene_parallel_equals_serial_and_sweep() {
                 for (h, _) in objects.iter().step_by(13) {
                     grid.remove(*h).unwrap();
                 }
-                objects = objects.into_iter().enumerate().filter(|(i, _)| i % 13 != 0).map(|(_, o)| o).collect();
+                objects =
+                    objects.into_iter().enumerate().filter(|(i, _)| i % 13 != 0).map(|(_, o)| o).collect();
             }
             assert!(grid.grid_count() >= 3, "{:?}", grid.grid_summary());
             let mut twin = grid.clone();
