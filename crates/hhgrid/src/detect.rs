@@ -86,7 +86,7 @@ impl HierarchicalHashGrid {
         filter: Option<PairFilter<'_>>,
         parallel: bool,
     ) {
-        // Snapshot the cells' boxes (see the `packed` module), one grid per task when parallel.
+        // Snapshot the cells' boxes (see the `packed` module).
         let objects = (&self.aabbs[..], &self.meta[..], &self.locations[..]);
         crate::packed::fill(&mut self.packed, &self.grids, objects, &mut self.packed_positions, parallel);
         let units = self.units(if parallel { CELLS_PER_UNIT } else { usize::MAX });

@@ -5,8 +5,12 @@
 //! candidate's box from the per-object array is a random memory access per candidate. The
 //! snapshot copies each cell's entries into one contiguous array, the cells in increasing
 //! storage index (`x + nx·(y + ny·z)`): the *traversal order* of detection. Building it reads
-//! each box once; detection then streams through it, and the rows of neighbouring cells are in
-//! cache when they are needed.
+//! each box once, in object order (see [`fill`]); detection then streams through it, and the
+//! rows of neighbouring cells are in cache when they are needed.
+//!
+//! Per cell, detection gathers the cell's entries and those of its forward neighbours into one
+//! buffer ([`Gathered`]), copying whole blocks of entries (the snapshot ends with a few entries
+//! of padding for that), and tests each entry against the rest in one loop.
 //!
 //! Sorting by storage index also places the three cells `x - 1, x, x + 1` of a row (for a cell
 //! not on the grid's x border, where the periodic wrap intervenes) next to each other, so that
