@@ -208,11 +208,12 @@ impl PackedGrid {
             *row = [total, end];
             total = end;
         }
-        self.entries.clear();
-        // `BLOCK - 1` entries of padding beyond the rows, so that gathering may copy whole
-        // blocks (see `Gathered::gather`).
-        self.entries.resize(total as usize + BLOCK - 1, PackedEntry::PADDING);
+        // Every entry below `total` is written by `fill` afterwards, so the old contents are
+        // not cleared (that was a pass over the whole array); `BLOCK - 1` entries of padding
+        // follow, so that gathering may copy whole blocks (see `Gathered::gather`).
         self.len = total as usize;
+        self.entries.resize(self.len + BLOCK - 1, PackedEntry::PADDING);
+        self.entries[self.len..].fill(PackedEntry::PADDING);
         let record = |first: usize, cells: &[crate::hash_grid::OccupiedCell]| {
             for (o, &[start, _]) in cells.iter().zip(&self.rows[first..]) {
                 for (k, &id) in o.objects.iter().enumerate() {
@@ -308,7 +309,8 @@ pub(crate) fn fill(
     const CHUNK: usize = 4096;
     let (aabbs, meta, locations) = objects;
     packed.resize_with(grids.len(), PackedGrid::default);
-    positions.clear();
+    // (Not cleared: the entry pass reads the positions of grid objects only, which the layouts
+    // write.)
     positions.resize(aabbs.len(), 0);
     let shared = SharedSlice::new(positions);
     if parallel {
