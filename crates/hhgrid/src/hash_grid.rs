@@ -232,6 +232,13 @@ impl HashGrid {
         x.wrapping_sub(1) < (1 << self.bits[0]) - 2
     }
 
+    /// Whether the `len` cells from `cell` along x lie in its row without periodic wrap (then
+    /// they are consecutive in storage).
+    #[inline]
+    pub(crate) fn row_holds(&self, cell: u32, len: u32) -> bool {
+        (cell & ((1 << self.bits[0]) - 1)) + len <= 1 << self.bits[0]
+    }
+
     /// The objects of cell `cell`, if it is occupied.
     #[inline]
     pub(crate) fn objects_in(&self, cell: u32) -> Option<&CellObjects> {

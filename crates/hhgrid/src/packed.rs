@@ -270,6 +270,17 @@ impl PackedGrid {
         self.row_of(grid, cell)[1] as usize
     }
 
+    /// The entry range (empty unless `start < end`) of the `len` cells from `first` along x,
+    /// which must lie in one row of `grid` (see [`HashGrid::row_holds`]): they are consecutive
+    /// in the traversal order, so their entries form one run.
+    #[inline]
+    pub(crate) fn cells_range(&self, grid: &HashGrid, first: u32, len: u32) -> [u32; 2] {
+        (first..first + len).fold([u32::MAX, 0], |[start, end], cell| {
+            let [s, e] = self.row_of(grid, cell);
+            [start.min(s), end.max(e)]
+        })
+    }
+
     /// The entry range (empty unless `start < end`) of the cells `centre - 1`, `centre`,
     /// `centre + 1` of `grid`, which must not lie on the grid's x border (see
     /// [`HashGrid::x_is_inner`]). They are consecutive in the traversal order, so their entries

@@ -125,26 +125,34 @@ fn arb_config() -> impl Strategy<Value = HhGridConfig> {
         prop::bool::ANY,
         prop_oneof![Just(0.0f64), Just(0.25), Just(1.0)],
         prop_oneof![Just(0.0f64), Just(0.1), Just(1.0)],
+        prop::bool::ANY,
     )
-        .prop_map(|(f, cells, density, threshold, reserve, clear, sorted, densest, share, margin)| {
-            HhGridConfig {
-                hierarchy_factor: f,
-                initial_cells: cells,
-                max_density: density,
-                cell_reserve: reserve,
-                all_pairs_threshold: threshold,
-                update_strategy: if clear {
-                    UpdateStrategy::ClearAndReinsert
-                } else {
-                    UpdateStrategy::Incremental
-                },
-                pair_order: if sorted { PairOrder::Sorted } else { PairOrder::Traversal },
-                parallel: false,
-                base_cell_size: if densest { BaseCellSize::DensestLevel } else { BaseCellSize::FirstObject },
-                incremental_share: share,
-                incremental_margin: margin,
-            }
-        })
+        .prop_map(
+            |(f, cells, density, threshold, reserve, clear, sorted, densest, share, margin, narrow)| {
+                HhGridConfig {
+                    hierarchy_factor: f,
+                    initial_cells: cells,
+                    max_density: density,
+                    cell_reserve: reserve,
+                    all_pairs_threshold: threshold,
+                    update_strategy: if clear {
+                        UpdateStrategy::ClearAndReinsert
+                    } else {
+                        UpdateStrategy::Incremental
+                    },
+                    pair_order: if sorted { PairOrder::Sorted } else { PairOrder::Traversal },
+                    parallel: false,
+                    base_cell_size: if densest {
+                        BaseCellSize::DensestLevel
+                    } else {
+                        BaseCellSize::FirstObject
+                    },
+                    incremental_share: share,
+                    incremental_margin: margin,
+                    narrow_coarse_stencil: narrow,
+                }
+            },
+        )
 }
 
 fn check_detection(
