@@ -33,8 +33,8 @@ pub(crate) struct Meta {
 /// size `c` satisfies `c / f ≤ size < c` (size = longest box edge, `f` = hierarchy factor),
 /// the cell that contains the box's minimum corner (the fixed reference point). Pairs are found
 /// by Algorithm 4 of the thesis: within each cell, against 13 of the 26 neighbour cells, and for
-/// every object against the 27-cell neighbourhood in every coarser grid — each overlapping pair
-/// exactly once.
+/// every object against the 27-cell neighbourhood in every coarser grid (narrowed by default to
+/// the cells that can hold an overlapping box) — each overlapping pair exactly once.
 ///
 /// ```
 /// use contact_core::BroadPhase;

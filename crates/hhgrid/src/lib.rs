@@ -19,7 +19,9 @@
 //! * the all-pairs mode below `all_pairs_threshold` objects and its irreversible switch (§3.7);
 //! * a container for unbounded objects tested against everything (§3.3);
 //! * detection by Algorithm 4: in-cell pairs, 13 forward neighbours, the 27-cell stencil in every
-//!   coarser grid; each overlapping pair exactly once, boxes tested before reporting.
+//!   coarser grid; each overlapping pair exactly once, boxes tested before reporting (by default
+//!   the stencil is narrowed to the cells that can hold an overlapping box,
+//!   [`HhGridConfig::narrow_coarse_stencil`]).
 //!
 //! Beyond the thesis: [`find_pairs_parallel`](HierarchicalHashGrid::find_pairs_parallel) with
 //! output identical to the serial path, [`PairOrder::Sorted`], [`query_aabb`](HierarchicalHashGrid::query_aabb)
