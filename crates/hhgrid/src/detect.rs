@@ -264,13 +264,21 @@ impl HierarchicalHashGrid {
                 let (coarse, coarse_packed) = (&self.grids[h as usize], &self.packed[h as usize]);
                 let mut gathered_for = None;
                 for a in &packed.entries[row.clone()] {
-                    // A box placeable in a finer grid is placeable in every coarser one.
-                    let aabb = &self.aabbs[a.id as usize];
-                    let cells = if self.config.narrow_coarse_stencil {
-                        coarse.reference_range(aabb).map(CoarseCells::Range)
+                    let exact = || &self.aabbs[a.id as usize];
+                    let narrowed = if self.config.narrow_coarse_stencil {
+                        // The range of a box containing the object's is a superset of its own,
+                        // so the entry's rounded box serves (each coarse object still meets the
+                        // object once), without fetching the exact box from memory.
+                        let enclosing = a.enclosing_box().unwrap_or(*exact());
+                        coarse.reference_range(&enclosing).or_else(|| coarse.reference_range(exact()))
                     } else {
-                        coarse.coordinates(aabb.min).map(|c| CoarseCells::Stencil(coarse.hash(c)))
+                        None
                     };
+                    // (A box placeable in a finer grid is placeable in every coarser one, so the
+                    // stencil is the fallback, never needed in practice.)
+                    let cells = narrowed.map(CoarseCells::Range).or_else(|| {
+                        coarse.coordinates(exact().min).map(|c| CoarseCells::Stencil(coarse.hash(c)))
+                    });
                     let Some(cells) = cells else { continue };
                     if gathered_for != Some(cells) {
                         gathered_for = Some(cells);
@@ -411,6 +419,54 @@ impl HierarchicalHashGrid {
         let pair = if a < b { (a, b) } else { (b, a) };
         if filter.is_none_or(|f| f(pair.0, pair.1)) {
             out.push(pair);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{HhGridConfig, HierarchicalHashGrid};
+    use contact_core::{AllPairs, BroadPhase};
+    use geometry_core::{Aabb, DVec3};
+
+    /// Boxes beyond the `f32` range (whose rounded entries are infinite) in several grids: the
+    /// narrowed search across grids falls back to the exact boxes and finds every pair, with
+    /// and without the narrowing.
+    #[test]
+    fn pairs_across_grids_beyond_the_f32_range() {
+        for narrow in [true, false] {
+            let config = HhGridConfig {
+                all_pairs_threshold: 0,
+                narrow_coarse_stencil: narrow,
+                ..HhGridConfig::default()
+            };
+            let mut grid = HierarchicalHashGrid::new(config).unwrap();
+            let mut oracle = AllPairs::default();
+            let mut handles = Vec::new();
+            for (i, (edge, offset)) in
+                [(1.0, 0.0), (3.0, -1.5), (9.0, -4.0), (0.5, 0.7), (2.0, 1.2)].into_iter().enumerate()
+            {
+                // Far beyond f32::MAX (3.4e38), negative too, with edges of 1e27 and more.
+                let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+                let min = DVec3::splat(sign * 1e39 + offset * 1e27);
+                let aabb = Aabb::new(min, min + DVec3::splat(edge * 1e27)).unwrap();
+                handles.push((grid.insert(aabb).unwrap(), oracle.insert(aabb).unwrap()));
+            }
+            assert!(grid.grid_count() >= 3, "{:?}", grid.grid_summary());
+            let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+            grid.find_pairs(&mut ours);
+            oracle.find_pairs(&mut theirs);
+            let ours_index = |h| handles.iter().position(|&(a, _)| a == h).unwrap();
+            let theirs_index = |h| handles.iter().position(|&(_, b)| b == h).unwrap();
+            let sorted = |(i, j): (usize, usize)| (i.min(j), i.max(j));
+            let mut ours: Vec<_> =
+                ours.into_iter().map(|(a, b)| sorted((ours_index(a), ours_index(b)))).collect();
+            let mut theirs: Vec<_> =
+                theirs.into_iter().map(|(a, b)| sorted((theirs_index(a), theirs_index(b)))).collect();
+            ours.sort_unstable();
+            theirs.sort_unstable();
+            assert_eq!(ours, theirs, "narrow: {narrow}");
+            assert!(!theirs.is_empty());
         }
     }
 }

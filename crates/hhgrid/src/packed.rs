@@ -33,7 +33,7 @@
 
 use crate::hash_grid::{EMPTY, HashGrid};
 use crate::hierarchy::{Location, Meta};
-use geometry_core::Aabb;
+use geometry_core::{Aabb, DVec3};
 use rayon::prelude::*;
 
 const _: () = assert!(EMPTY == u32::MAX, "row_of relies on EMPTY exceeding every slot");
@@ -87,6 +87,16 @@ impl PackedEntry {
             round_down(-hi.z),
         ];
         Self { bounds, id, generation }
+    }
+
+    /// A box containing the object's exact box (its rounded one, in `f64`), or `None` when a
+    /// bound lies beyond the `f32` range (rounded to an infinity). Read from the entry at hand,
+    /// where the exact box is a random memory access for large N.
+    #[inline]
+    pub(crate) fn enclosing_box(&self) -> Option<Aabb> {
+        let b = self.bounds.map(f64::from);
+        let aabb = Aabb { min: DVec3::new(b[0], b[1], b[2]), max: DVec3::new(-b[3], -b[4], -b[5]) };
+        (aabb.min.is_finite() && aabb.max.is_finite()).then_some(aabb)
     }
 
     /// The comparison vectors of this entry as the first box `a` of tests against entries `b`.
