@@ -190,7 +190,8 @@ impl HashGrid {
             let t_float = t as f64;
             // ⌊lo⌋: one less than the truncation for negative non-integers.
             let below = t_float > lo[k];
-            c[k] = t - i64::from(below);
+            // (Wrapping: out of range `t` saturates, and `fits` is false for it anyway.)
+            c[k] = t.wrapping_sub(i64::from(below));
             fits &= hi[k] < t_float - f64::from(u8::from(below)) + 2.0;
         }
         fits.then(|| self.hash(c))
