@@ -196,7 +196,7 @@ pub(crate) struct PackedGrid {
 impl PackedGrid {
     /// Lays out the rows of `grid` (sorted by cell, reusing the allocations) and records the
     /// entry index of each of its objects in `positions[id]`; the entries themselves are
-    /// written by [`fill_entries`] afterwards. With `parallel`, the positions are recorded by
+    /// written by [`fill`] afterwards. With `parallel`, the positions are recorded by
     /// several tasks (the result is the same).
     fn layout(&mut self, grid: &HashGrid, positions: SharedSlice<u32>, parallel: bool) {
         // Occupied cells per parallel task.
