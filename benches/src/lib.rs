@@ -9,6 +9,7 @@
 //!   the runner. Each suite writes `docs/results/SUITE.{md,csv,json}` and `SUITE-PLOT.svg`.
 //! * [`report`]: Markdown tables, CSV, JSON records, log-log SVG plots and the run description
 //!   (machine, date, command, commit, compiler, mode).
+//! * [`pinned`]: a rayon pool whose workers are pinned one per core.
 //! * [`timing`]: median/min of repeated, batched wall-clock measurements.
 //! * [`peers`]: optional Python peers in `.venv-peers/`, found at run time.
 //! * [`progress`]: progress of long sweeps on standard error.
@@ -19,6 +20,7 @@ pub mod broadphase;
 pub mod containment;
 pub mod error;
 pub mod peers;
+pub mod pinned;
 pub mod progress;
 pub mod report;
 pub mod suites;

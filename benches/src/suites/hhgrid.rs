@@ -869,28 +869,27 @@ impl Suite for HhGrid {
     }
 }
 
-/// Detection with one thread (`find_pairs`) against all of rayon's threads
-/// (`find_pairs_parallel`) on the same states: the thesis workload's scenarios `cubes-20` and
-/// `sizes12-20`, full detection (Algorithm 4; incremental detection off, so both calls do the
-/// whole work), after every object moved. The two calls alternate in order; each must report
-/// the same pairs in the same order.
-/// How long rayon takes to run two 500 µs tasks right after its workers idled for 2 ms (the
+/// How long `pool` takes to run two 500 µs tasks right after its workers idled for 2 ms (the
 /// situation of a parallel detection after the serial update loop), as the median over 31
 /// tries: 500 µs plus the time a sleeping worker needs to wake up and steal the second task
 /// (up to the full 1 ms when it never does). A property of the host, reported so that the
 /// speed-ups at small `N` can be read against it.
-fn idle_worker_join_time() -> f64 {
+fn idle_worker_join_time(pool: Option<&rayon::ThreadPool>) -> f64 {
     let busy = |d: Duration| {
         let start = Instant::now();
         while start.elapsed() < d {
             std::hint::spin_loop();
         }
     };
+    let join = || rayon::join(|| busy(Duration::from_micros(500)), || busy(Duration::from_micros(500)));
     let mut times: Vec<f64> = (0..31)
         .map(|_| {
             busy(Duration::from_millis(2));
             let t = Instant::now();
-            rayon::join(|| busy(Duration::from_micros(500)), || busy(Duration::from_micros(500)));
+            match pool {
+                Some(pool) => pool.install(join),
+                None => join(),
+            };
             t.elapsed().as_secs_f64()
         })
         .collect();
@@ -898,96 +897,143 @@ fn idle_worker_join_time() -> f64 {
     times[times.len() / 2]
 }
 
+/// The median of `v` (sorted in place).
+fn median_of(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
+}
+
+/// Detection with one thread (`find_pairs`) against all of rayon's threads
+/// (`find_pairs_parallel`) on the same states, in rayon's default pool and in a pool of as
+/// many workers pinned one per core ([`crate::pinned`]): the thesis workload's scenarios
+/// `cubes-20` and `sizes12-20`, full detection (Algorithm 4; incremental detection off, so
+/// every call does the whole work), after every object moved. The three calls rotate in
+/// order from step to step; each must report the same pairs in the same order.
 fn parallel_section(report: &mut Report, scenarios: &[Scenario], sizes: &[usize]) {
     let threads = rayon::current_num_threads();
-    let join_time = idle_worker_join_time();
+    let pinned = crate::pinned::pinned_pool(threads);
+    let join_time = idle_worker_join_time(None);
     report.records.push(Record::new(NAME, "parallel/idle-worker-join", "join_time", join_time, "s"));
+    let pinned_join_time = pinned.as_ref().map(|pool| idle_worker_join_time(Some(pool)));
+    if let Some(t) = pinned_join_time {
+        report.records.push(Record::new(NAME, "parallel/idle-worker-join-pinned", "join_time", t, "s"));
+    }
     let mut table = Table::new([
         "scenario",
         "N",
         "serial detection (median)",
-        "parallel detection (median)",
-        "speed-up (median of per-step ratios)",
+        "parallel, default pool (median)",
+        "speed-up",
+        "parallel, pinned pool (median)",
+        "speed-up (pinned)",
     ])
-    .align_right(&[1, 2, 3, 4]);
+    .align_right(&[1, 2, 3, 4, 5, 6]);
     let mut mismatches = Vec::new();
     for scenario in scenarios.iter().filter(|s| s.id == "cubes-20" || s.id == "sizes12-20") {
         for &n in sizes {
             let Ok(mut workload) = Workload::new(scenario.workload(n)) else { continue };
             let Ok(mut grid) = HierarchicalHashGrid::new(HhVariant::FullDetection.config()) else { return };
             let handles: Vec<_> = workload.boxes().iter().filter_map(|b| grid.insert(*b).ok()).collect();
-            let (mut serial, mut parallel) = (Vec::new(), Vec::new());
-            grid.find_pairs(&mut serial);
-            grid.find_pairs_parallel(&mut parallel);
+            // One output per way of running: serial, default pool, pinned pool.
+            let mut outputs: [Vec<(hhgrid::Handle, hhgrid::Handle)>; 3] = Default::default();
+            let run = |grid: &mut HierarchicalHashGrid,
+                       way: usize,
+                       out: &mut Vec<(hhgrid::Handle, hhgrid::Handle)>| {
+                let t = Instant::now();
+                match (way, &pinned) {
+                    (0, _) => grid.find_pairs(out),
+                    (1, _) | (_, None) => grid.find_pairs_parallel(out),
+                    (_, Some(pool)) => pool.install(|| grid.find_pairs_parallel(out)),
+                }
+                t.elapsed().as_secs_f64()
+            };
+            let ways = if pinned.is_some() { 3 } else { 2 };
+            for (way, out) in outputs.iter_mut().enumerate().take(ways) {
+                run(&mut grid, way, out);
+            }
             let steps = (2_000_000 / n).clamp(5, 40);
-            let (mut serial_times, mut parallel_times, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+            // Per way: times, and per-step ratios of the serial time to its time.
+            let mut times: [Vec<f64>; 3] = Default::default();
+            let mut ratios: [Vec<f64>; 3] = Default::default();
             for step in 0..steps {
                 workload.step();
                 for (h, b) in handles.iter().zip(workload.boxes()) {
                     let _ = grid.update(*h, *b);
                 }
-                let time = |grid: &mut HierarchicalHashGrid, use_threads: bool, out: &mut Vec<_>| {
-                    let t = Instant::now();
-                    if use_threads {
-                        grid.find_pairs_parallel(out);
-                    } else {
-                        grid.find_pairs(out);
-                    }
-                    t.elapsed().as_secs_f64()
-                };
-                let (ts, tp) = if step % 2 == 0 {
-                    let ts = time(&mut grid, false, &mut serial);
-                    (ts, time(&mut grid, true, &mut parallel))
-                } else {
-                    let tp = time(&mut grid, true, &mut parallel);
-                    (time(&mut grid, false, &mut serial), tp)
-                };
-                if serial != parallel {
-                    mismatches.push(format!("{} at N = {n}, step {step}", scenario.id));
+                let mut step_times = [0.0; 3];
+                for k in 0..ways {
+                    let way = (step + k) % ways;
+                    step_times[way] = run(&mut grid, way, &mut outputs[way]);
                 }
-                serial_times.push(ts);
-                parallel_times.push(tp);
-                ratios.push(ts / tp);
+                for way in 1..ways {
+                    if outputs[way] != outputs[0] {
+                        let pool = if way == 1 { "default pool" } else { "pinned pool" };
+                        mismatches.push(format!("{} at N = {n}, step {step}, {pool}", scenario.id));
+                    }
+                    ratios[way].push(step_times[0] / step_times[way]);
+                }
+                for way in 0..ways {
+                    times[way].push(step_times[way]);
+                }
             }
-            let median = |v: &mut Vec<f64>| {
-                v.sort_by(f64::total_cmp);
-                let m = v.len() / 2;
-                if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
-            };
-            let (ts, tp, ratio) =
-                (median(&mut serial_times), median(&mut parallel_times), median(&mut ratios));
             let id = format!("parallel/{}", scenario.id);
-            for (metric, v, unit) in
-                [("detect_serial", ts, "s"), ("detect_parallel", tp, "s"), ("parallel_speedup", ratio, "x")]
+            let ts = median_of(&mut times[0]);
+            let mut row = vec![format!("`{}`", scenario.id), count(n), duration(ts)];
+            let mut records = vec![("detect_serial", ts, "s")];
+            for (way, (time_metric, ratio_metric)) in [
+                ("detect_parallel", "parallel_speedup"),
+                ("detect_parallel_pinned", "parallel_speedup_pinned"),
+            ]
+            .into_iter()
+            .enumerate()
+            .map(|(k, names)| (k + 1, names))
             {
+                if way < ways {
+                    let (tp, ratio) = (median_of(&mut times[way]), median_of(&mut ratios[way]));
+                    records.extend([(time_metric, tp, "s"), (ratio_metric, ratio, "x")]);
+                    row.extend([duration(tp), format!("{ratio:.2}×")]);
+                } else {
+                    row.extend(["–".to_owned(), "–".to_owned()]);
+                }
+            }
+            for (metric, v, unit) in records {
                 report.records.push(
                     Record::new(NAME, id.clone(), metric, v, unit)
                         .param("objects", n)
                         .param("threads", threads),
                 );
             }
-            table.push_row([
-                format!("`{}`", scenario.id),
-                count(n),
-                duration(ts),
-                duration(tp),
-                format!("{ratio:.2}×"),
-            ]);
+            table.push_row(row);
         }
     }
+    let pinned_note = match pinned_join_time {
+        Some(t) => format!(
+            "In the pinned pool, whose {threads} workers are pinned one per core (as HPC codes run \
+             their threads, `OMP_PROC_BIND=true`), the same two tasks took {}. Without pinning the \
+             kernel sometimes put a woken worker on the core of the worker that woke it, which then \
+             waited a whole scheduler tick (4 ms) while the other core idled; pinning rules that \
+             out.",
+            duration(t)
+        ),
+        None => "No pinned pool on this host (pinning is implemented for Linux only).".to_owned(),
+    };
     let section = report.section(format!("Parallel detection: one thread against {threads}"));
     section
         .paragraph(format!(
             "`find_pairs` (serial) against `find_pairs_parallel` (rayon, {threads} threads) on the same \
              states, full detection (Algorithm 4 over every object, after every object moved 20 %), \
-             steps alternating which runs first. The issue's target: at least 1.6× with 2 threads. The \
-             parallel path cuts the traversal into runs of 512 occupied cells and concatenates their \
-             pairs in order, and fills the packed snapshot in parallel; its output equals the serial \
-             one pair for pair (checked at every step below: {}). Each parallel detection follows the \
-             serial update loop, so it starts with idle worker threads: on this host two 500 µs tasks \
-             handed to rayon after its workers idled for 2 ms took {} (median; 0.5 ms if a worker \
-             starts at once, 1 ms if it never does), a wake-up cost that weighs on detections of a \
-             few milliseconds.",
+             in rayon's default pool (what a program gets without asking) and in a pool with pinned \
+             workers; the order of the three runs rotates from step to step. The speed-ups are \
+             medians of per-step ratios of the serial time to the parallel one. The issue's target: \
+             at least 1.6× with 2 threads. The parallel path enters the pool once per detection, \
+             cuts the traversal into runs of 512 occupied cells and concatenates their pairs in \
+             order, and fills the packed snapshot in parallel; its output equals the serial one \
+             pair for pair (checked at every step below: {}). Each parallel detection follows the \
+             serial update loop, so it starts with idle worker threads: on this host two 500 µs \
+             tasks handed to rayon's default pool after its workers idled for 2 ms took {} \
+             (median; 0.5 ms if a worker starts at once, 1 ms if it never does), a wake-up cost \
+             that weighs on detections of a few milliseconds. {pinned_note}",
             if mismatches.is_empty() { "no difference".to_owned() } else { mismatches.join(", ") },
             duration(join_time),
         ))

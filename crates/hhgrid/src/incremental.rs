@@ -334,6 +334,20 @@ impl HierarchicalHashGrid {
     /// Detection with the incremental path when it applies (see the module documentation),
     /// otherwise Algorithm 4 over everything; then records the pairs for the next detection.
     pub(crate) fn detect(&mut self, pairs: &mut Vec<Pair>, filter: Option<PairFilter<'_>>, parallel: bool) {
+        if parallel && rayon::current_thread_index().is_none() {
+            // Called from outside rayon's pool: enter it once for the whole detection. Every
+            // parallel call made from outside hands its work to a worker and blocks until it is
+            // done, so each phase (layout, snapshot fill, traversal) would wait for a worker to
+            // wake up; from inside, the calling worker starts on the work at once (measured:
+            // 84 -> 77 ns per object at 10⁴ equal cubes on two threads).
+            rayon::scope(|_| self.detect_in_pool(pairs, filter, parallel));
+        } else {
+            self.detect_in_pool(pairs, filter, parallel);
+        }
+    }
+
+    /// [`detect`](Self::detect), on a worker of rayon's pool when `parallel`.
+    fn detect_in_pool(&mut self, pairs: &mut Vec<Pair>, filter: Option<PairFilter<'_>>, parallel: bool) {
         pairs.clear();
         self.rebuild();
         let share = self.config.incremental_share;

@@ -470,6 +470,7 @@ fn large_scene_parallel_equals_serial_and_sweep() {
         };
         Aabb::new(min, min + DVec3::splat(edge)).unwrap()
     };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     for order in [PairOrder::Traversal, PairOrder::Sorted] {
         let config = HhGridConfig { pair_order: order, incremental_share: 0.0, ..HhGridConfig::default() };
         let mut grid = HierarchicalHashGrid::new(config).unwrap();
@@ -492,11 +493,14 @@ fn large_scene_parallel_equals_serial_and_sweep() {
                     objects.into_iter().enumerate().filter(|(i, _)| i % 13 != 0).map(|(_, o)| o).collect();
             }
             assert!(grid.grid_count() >= 3, "{:?}", grid.grid_summary());
-            let mut twin = grid.clone();
-            let (mut serial, mut parallel) = (Vec::new(), Vec::new());
+            let (mut twin, mut pooled) = (grid.clone(), grid.clone());
+            let (mut serial, mut parallel, mut inside) = (Vec::new(), Vec::new(), Vec::new());
             grid.find_pairs(&mut serial);
             twin.find_pairs_parallel(&mut parallel);
             assert_eq!(serial, parallel, "{order:?}, round {round}");
+            // Called from a worker of a pool (no extra entry into the global pool).
+            pool.install(|| pooled.find_pairs_parallel(&mut inside));
+            assert_eq!(serial, inside, "{order:?}, round {round}, inside a pool");
 
             let mut by_x = objects.clone();
             by_x.sort_by(|a, b| a.1.min.x.total_cmp(&b.1.min.x));
