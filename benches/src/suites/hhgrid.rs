@@ -897,11 +897,9 @@ fn idle_worker_join_time(pool: Option<&rayon::ThreadPool>) -> f64 {
     times[times.len() / 2]
 }
 
-/// The median of `v` (sorted in place).
-fn median_of(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 { v[m] } else { 0.5 * (v[m - 1] + v[m]) }
+/// The median of `v` (NaN if empty).
+fn median_of(v: &[f64]) -> f64 {
+    Timing::from_samples(v, 1).map_or(f64::NAN, |t| t.median)
 }
 
 /// Detection with one thread (`find_pairs`) against all of rayon's threads
@@ -978,7 +976,7 @@ fn parallel_section(report: &mut Report, scenarios: &[Scenario], sizes: &[usize]
                 }
             }
             let id = format!("parallel/{}", scenario.id);
-            let ts = median_of(&mut times[0]);
+            let ts = median_of(&times[0]);
             let mut row = vec![format!("`{}`", scenario.id), count(n), duration(ts)];
             let mut records = vec![("detect_serial", ts, "s")];
             for (way, (time_metric, ratio_metric)) in [
@@ -990,7 +988,7 @@ fn parallel_section(report: &mut Report, scenarios: &[Scenario], sizes: &[usize]
             .map(|(k, names)| (k + 1, names))
             {
                 if way < ways {
-                    let (tp, ratio) = (median_of(&mut times[way]), median_of(&mut ratios[way]));
+                    let (tp, ratio) = (median_of(&times[way]), median_of(&ratios[way]));
                     records.extend([(time_metric, tp, "s"), (ratio_metric, ratio, "x")]);
                     row.extend([duration(tp), format!("{ratio:.2}×")]);
                 } else {

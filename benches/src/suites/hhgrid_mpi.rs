@@ -176,12 +176,6 @@ fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    if n % 2 == 1 { xs[n / 2] } else { 0.5 * (xs[n / 2 - 1] + xs[n / 2]) }
-}
-
 /// Parses the driver's JSON lines.
 fn parse_run(spec: RunSpec, stdout: &str) -> Result<Measured, String> {
     let lines: Vec<Value> = stdout
@@ -208,12 +202,12 @@ fn parse_run(spec: RunSpec, stdout: &str) -> Result<Measured, String> {
     let dims = triple("dims")?.map(|d| d as usize);
     let ranks = dims.iter().product::<usize>() as f64;
     let pairs: Vec<f64> = steps.iter().filter_map(|s| s.get("pairs").and_then(as_f64)).collect();
-    let t_step = median(
-        steps
-            .iter()
-            .map(|s| array(s, "t_step").map(|a| a.into_iter().fold(0.0, f64::max)))
-            .collect::<Result<_, _>>()?,
-    );
+    // Per step, the slowest rank's time; their median.
+    let slowest: Vec<f64> = steps
+        .iter()
+        .map(|s| array(s, "t_step").map(|a| a.into_iter().fold(0.0, f64::max)))
+        .collect::<Result<_, _>>()?;
+    let t_step = crate::timing::Timing::from_samples(&slowest, 1).map_or(f64::NAN, |t| t.median);
     let objects_per_rank = num(setup, "objects_per_rank")?;
     Ok(Measured {
         spec,
