@@ -100,6 +100,32 @@ fn gather_reference_cells(
     gathered.gather(packed, &ranges);
 }
 
+/// Appends the pairs of `buffers` to `pairs`, in order, copying the buffers in parallel. At
+/// 10⁶ objects the pairs are 30 MB, and one thread copying them was a serial tail of the
+/// parallel detection (measured with two pinned threads: 105 -> 98 ns per object of detection
+/// at 10⁶ equal cubes, 69 -> 67 at 10⁵).
+fn concatenate(buffers: &[Vec<(Handle, Handle)>], pairs: &mut Vec<(Handle, Handle)>) {
+    let total: usize = buffers.iter().map(Vec::len).sum();
+    pairs.reserve(total);
+    let start = pairs.len();
+    // One part of the free capacity per buffer, in order.
+    let mut rest = &mut pairs.spare_capacity_mut()[..total];
+    let mut parts = Vec::with_capacity(buffers.len());
+    for buffer in buffers {
+        let (part, tail) = rest.split_at_mut(buffer.len());
+        parts.push(part);
+        rest = tail;
+    }
+    parts.into_par_iter().zip(buffers).for_each(|(part, buffer)| {
+        for (slot, &pair) in part.iter_mut().zip(buffer) {
+            slot.write(pair);
+        }
+    });
+    // SAFETY: the parts cover the first `total` elements of the free capacity, each part has
+    // its buffer's length, and every element of every part was written just above.
+    unsafe { pairs.set_len(start + total) };
+}
+
 impl HierarchicalHashGrid {
     /// Finds all overlapping pairs in parallel (rayon). The output is identical to
     /// [`find_pairs`](contact_core::BroadPhase::find_pairs): same pairs, same order.
@@ -170,10 +196,7 @@ impl HierarchicalHashGrid {
                     buffer
                 })
                 .collect();
-            pairs.reserve(buffers.iter().map(Vec::len).sum());
-            for buffer in buffers {
-                pairs.extend_from_slice(&buffer);
-            }
+            concatenate(&buffers, pairs);
         } else {
             for unit in units {
                 self.run_unit(unit, filter, pairs);
