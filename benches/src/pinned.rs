@@ -31,7 +31,10 @@ pub fn pinned_pool(threads: usize) -> Option<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("pinned-{i}"))
-        .start_handler(move |i| pin_current_thread(cores[i % cores.len()]))
+        .start_handler(move |i| {
+            // (Best effort: a worker that cannot be pinned runs unpinned.)
+            let _ = pin_current_thread(cores[i % cores.len()]);
+        })
         .build()
         .ok()
 }
@@ -58,20 +61,22 @@ fn allowed_cores() -> Vec<usize> {
     Vec::new()
 }
 
-/// Restricts the calling thread to `core` (best effort: on failure it stays unpinned).
+/// Restricts the calling thread to `core`; whether the system accepted it.
 #[cfg(target_os = "linux")]
-fn pin_current_thread(core: usize) {
+fn pin_current_thread(core: usize) -> bool {
     // SAFETY: as in `allowed_cores`; `core` comes from `allowed_cores`, so it is below the
     // set's size in bits, and the call only reads the set.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(core, &mut set);
-        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &raw const set);
+        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &raw const set) == 0
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn pin_current_thread(_core: usize) {}
+fn pin_current_thread(_core: usize) -> bool {
+    false
+}
 
 #[cfg(test)]
 mod tests {
@@ -81,11 +86,32 @@ mod tests {
     fn workers_run_on_distinct_allowed_cores() {
         let Some(pool) = pinned_pool(2) else { return };
         let cores = allowed_cores();
+        // Where the system refuses pinning (some sandboxes), the workers run unpinned.
+        let first = cores[0];
+        let accepted = std::thread::spawn(move || pin_current_thread(first)).join().expect("the thread ran");
+        if !accepted {
+            return;
+        }
         // Each worker reports the cores it may now run on.
         let masks: Vec<Vec<usize>> = pool.broadcast(|_| allowed_cores());
         assert_eq!(masks.len(), 2);
         for (i, mask) in masks.iter().enumerate() {
             assert_eq!(mask, &vec![cores[i % cores.len()]], "worker {i}");
+        }
+    }
+
+    #[test]
+    fn pinning_a_thread_restricts_it_to_that_core() {
+        let cores = allowed_cores();
+        let Some(&last) = cores.last() else { return };
+        // On a fresh thread, so that the test's own thread keeps its mask.
+        let (accepted, mask) = std::thread::spawn(move || (pin_current_thread(last), allowed_cores()))
+            .join()
+            .expect("the thread ran");
+        if accepted {
+            assert_eq!(mask, vec![last]);
+        } else {
+            assert_eq!(mask, cores, "a refused pinning leaves the mask as it was");
         }
     }
 }
