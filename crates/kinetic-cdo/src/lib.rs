@@ -10,7 +10,8 @@
 //!   against inelastic collapse, reflecting walls and periodic sides per axis,
 //!   Lubachevsky–Stillinger compression ([`Simulation::compress`]), pressure from the collision
 //!   virial ([`Observables`]), XYZ snapshots, and the paper's Table 1 counters ([`Table1`]).
-//! * Structures: [`BruteForce`] (the reference), [`RegularSubdivision`] (§3.2),
+//! * Structures: [`BruteForce`] (the reference), [`LaguerreDelaunay`] (§3.1, 2D, walls or
+//!   periodic sides), [`RegularSubdivision`] (§3.2),
 //!   [`SpatialTree`] (§3.3), [`SegmentTrees`] (§3.4, kinetic sweep and prune), and
 //!   [`NeighbourLists`] (bounding-sphere lists with a shell, beyond the paper).
 //! * Calendars: [`queue::BinaryHeapQueue`] and [`queue::CalendarQueue`] (after Paul 2007).

@@ -19,9 +19,11 @@
 //! a lattice start (coordinates tied, centres on cell sides); a Galilean boost (unwrapped
 //! coordinates far from the box); restitution 0.7; a thermostat step and a restart from a
 //! snapshot; a particle at rest on a cell side under gravity. The Laguerre–Delaunay
-//! triangulation (2D, walls only) runs the walled cases, a lattice (co-circular quadrilaterals),
-//! a horizon, and is checked with its own `is_regular` every 100 collisions and for an edge
-//! between every touching pair.
+//! triangulation (2D, walls or periodic sides) runs random walled and periodic cases, dense
+//! ones, lattices (co-circular quadrilaterals), gravity, a boost, restitution, compression, a
+//! horizon, and a handful of particles in a periodic box (where it may fall back to every
+//! pair); it is checked with its own `is_regular` every 100 collisions and for an edge between
+//! every touching pair.
 
 mod common;
 
@@ -679,7 +681,7 @@ fn rescaled_and_restarted_runs() {
     with_each_structure!(rescale_and_restart);
 }
 
-// The Laguerre–Delaunay triangulation (2D, walls only): the same oracle, plus its own validity
+// The Laguerre–Delaunay triangulation (2D, walls or periodic sides): the same oracle, plus its own validity
 // check (`is_regular`, exact predicates) every 100 collisions.
 
 fn delaunay_case<Q: EventQueue>(
@@ -698,16 +700,32 @@ fn delaunay_case<Q: EventQueue>(
         let stats = lockstep(&mut sim, chunk, config.restitution, label);
         assert_eq!(stats.collisions, chunk, "{label}: the run stopped early");
         done += chunk;
-        assert!(sim.structure().is_regular(sim.state()), "{label}: not regular after {done} collisions");
+        assert!(
+            sim.structure().fell_back() || sim.structure().is_regular(sim.state()),
+            "{label}: not regular after {done} collisions"
+        );
     }
-    // Every pair of touching particles must be an edge (they can touch only across an edge).
-    let edges = sim.structure().edges();
+    if sim.structure().fell_back() {
+        return;
+    }
+    // Every pair of touching particles must be an edge (they can touch only across an edge),
+    // through the image in which they touch under periodic sides.
+    let edges = sim.structure().edges_with_periods();
     let state = sim.state();
+    let lengths = state.sim_box().lengths();
     for i in 0..state.len() {
         for k in i + 1..state.len() {
-            let d = common::norm(common::sub(state.position(k), state.position(i)));
+            let separation = state.sim_box().nearest_image(common::sub(state.position(k), state.position(i)));
+            let d = common::norm(separation);
             if d <= (state.radius(i) + state.radius(k)) * (1.0 + 1e-9) {
-                assert!(edges.binary_search(&[i, k]).is_ok(), "{label}: touching {i}, {k} share no edge");
+                // The whole periods from k's position to the image touching i.
+                let image = common::add(state.position(i), separation);
+                let periods: [i32; 2] =
+                    std::array::from_fn(|a| ((image[a] - state.position(k)[a]) / lengths[a]).round() as i32);
+                assert!(
+                    edges.binary_search(&([i, k], periods)).is_ok(),
+                    "{label}: touching {i}, {k} (periods {periods:?}) share no edge"
+                );
             }
         }
     }
@@ -783,6 +801,103 @@ fn laguerre_delaunay_dense_gravity_lattice_inelastic() {
     assert!(sim.structure().is_regular(sim.state()));
     lockstep(&mut sim, 1500, 1.0, "Delaunay after compression");
     assert!(sim.structure().is_regular(sim.state()));
+}
+
+#[test]
+fn laguerre_delaunay_random_periodic() {
+    for seed in 0..4 {
+        let (p, b) = random_case::<2>(1740 + seed, [true, true]);
+        let label = format!("periodic Delaunay seed {seed}");
+        if seed % 2 == 0 {
+            delaunay_case::<BinaryHeapQueue>(&p, b, SimConfig::default(), SHORT, &label);
+        } else {
+            delaunay_case::<CalendarQueue>(&p, b, SimConfig::default(), SHORT, &label);
+        }
+    }
+}
+
+#[test]
+fn long_laguerre_delaunay_periodic() {
+    let (p, b) = random_case::<2>(1750, [true, true]);
+    delaunay_case::<BinaryHeapQueue>(&p, b, SimConfig::default(), LONG, "long periodic Delaunay");
+}
+
+/// Periodic sides: dense, a square lattice (co-circular quadrilaterals in every image at the
+/// start), gravity tilted across a periodic axis, a Galilean boost (unwrapped coordinates far
+/// from the box), inelastic, compressed inside the simulation, and a small box (few particles
+/// across).
+#[test]
+fn laguerre_delaunay_periodic_special_cases() {
+    let radii = init::polydisperse_radii(100, 0.5, 2.0, 13).unwrap();
+    let sim_box = SimBox::periodic([init::cube_side_for::<2>(&radii, 0.6); 2]).unwrap();
+    let p = init::dense_packing(&sim_box, &radii, init::MassRule::UnitDensity, 0.6, 2.0, 13).unwrap();
+    delaunay_case::<CalendarQueue>(&p, sim_box, SimConfig::default(), 2000, "periodic Delaunay dense");
+    let mut rng = rng(1761);
+    let (k, spacing) = (8, 1.5);
+    let sim_box = SimBox::periodic([f64::from(k) * spacing; 2]).unwrap();
+    let lattice: Vec<Particle<2>> = (0..k * k)
+        .map(|j| {
+            let x = [f64::from(j % k) * spacing, f64::from(j / k) * spacing];
+            Particle::new(x, [rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)], 0.5, 1.0)
+        })
+        .collect();
+    delaunay_case::<BinaryHeapQueue>(
+        &lattice,
+        sim_box,
+        SimConfig::default(),
+        1500,
+        "periodic Delaunay lattice",
+    );
+    let config = SimConfig { gravity: [0.3, -1.0], ..SimConfig::default() };
+    let (p, b) = random_system::<2>(1762, 90, 3.0, 0.25, [true, true]);
+    delaunay_case::<BinaryHeapQueue>(&p, b, config, 1500, "periodic Delaunay tilted gravity");
+    let (mut p, b) = random_system::<2>(1763, 80, 2.0, 0.3, [true, true]);
+    for q in &mut p {
+        q.velocity = common::add(q.velocity, [40.0, -25.0]);
+    }
+    delaunay_case::<CalendarQueue>(&p, b, SimConfig::default(), 1500, "periodic Delaunay boosted");
+    let (p, b) = random_system::<2>(1764, 80, 2.0, 0.3, [true, true]);
+    let config = SimConfig { restitution: 0.7, ..SimConfig::default() };
+    delaunay_case::<BinaryHeapQueue>(&p, b, config, 1000, "periodic Delaunay inelastic");
+    let case = random_system::<2>(1765, 100, 2.0, 0.2, [true, true]);
+    let mut sim = simulation::<2, LaguerreDelaunay, BinaryHeapQueue>(
+        LaguerreDelaunay::new(),
+        case,
+        SimConfig::default(),
+    );
+    sim.compress(0.6, 0.05, 100).expect("compression");
+    assert!(common::deepest_overlap(sim.state()) <= 1e-9);
+    assert!(sim.structure().is_regular(sim.state()));
+    lockstep(&mut sim, 1500, 1.0, "periodic Delaunay after compression");
+    assert!(sim.structure().is_regular(sim.state()));
+    let (p, b) = random_system::<2>(1766, 12, 1.5, 0.4, [true, true]);
+    delaunay_case::<BinaryHeapQueue>(&p, b, SimConfig::default(), 1000, "periodic Delaunay, 12 particles");
+}
+
+/// A handful of particles in a periodic box: the torus often has no triangulation (an empty
+/// power circle spans the box), at the start (refused) or later (the structure falls back to
+/// every pair); the collisions must be the oracle's throughout.
+#[test]
+fn laguerre_delaunay_few_particles_periodic() {
+    let (mut ran, mut fell_back) = (0, 0);
+    for seed in 0..40u64 {
+        let n = 4 + (seed % 6) as usize;
+        let (p, b) = random_system::<2>(1780 + seed, n, 1.5, 0.1, [true, true]);
+        let Ok(mut sim) = Simulation::<2, LaguerreDelaunay, BinaryHeapQueue>::with_queue(
+            p,
+            b,
+            SimConfig::default(),
+            LaguerreDelaunay::new(),
+        ) else {
+            continue;
+        };
+        ran += 1;
+        let label = format!("{n} periodic particles, seed {seed}");
+        let stats = lockstep(&mut sim, 500, 1.0, &label);
+        assert_eq!(stats.collisions, 500, "{label}: the run stopped early");
+        fell_back += usize::from(sim.structure().fell_back());
+    }
+    assert!(ran > 10 && fell_back > 0, "ran {ran}, fell back {fell_back}");
 }
 
 /// The certificates hold across the paper's predict-trajectory horizon too.

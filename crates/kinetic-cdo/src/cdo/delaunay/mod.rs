@@ -1,6 +1,7 @@
 //! The dynamic generalized Delaunay triangulation in Laguerre geometry (§3.1): the regular
 //! (weighted Delaunay) triangulation of the moving disks under the power distance
-//! `d(x, P) = |x − p|² − r_P²`, maintained kinetically.
+//! `d(x, P) = |x − p|² − r_P²`, maintained kinetically, in a box with walls or with periodic
+//! sides (boxes with one periodic axis and walls on the other are not supported).
 //!
 //! * **Construction** (`O(n log n)` expected): incremental insertion in Morton order with a
 //!   visibility walk and Lawson flips, inside a bounding triangle of three static, weightless
@@ -8,6 +9,19 @@
 //!   Disjoint disks are never redundant (each centre lies in its own power cell), so every
 //!   particle is a vertex, and two touching disks always share an edge: their contact point has
 //!   power 0 to both and positive power to every other site.
+//! * **Periodic sides**: the triangulation lives on the torus. Each triangle stores, beside its
+//!   three particles, the whole periods added to each one's (unwrapped) centre, so its geometry is
+//!   that of three images; neighbouring triangles may use different frames, related through the
+//!   shared edge. It is built by triangulating the 3 × 3 periodic images of the particles as
+//!   above and keeping, of each triangle and its translates, the one whose smallest particle is
+//!   at its home image; there are exactly `2n` (Euler on the torus). For this the predicates
+//!   evaluate differences of images from their parts (centre and whole periods), so they answer
+//!   alike in every image, and exact ties (lattices) are broken by a symbolic perturbation of
+//!   the weights by particle index, the same in every image. A torus has such a triangulation
+//!   only while no empty power circle spans the box: a state where one does is refused at build,
+//!   and if a flip would join a particle to its own image later (a few particles, or a void as
+//!   wide as the box), the structure falls back to checking every pair, as [`BruteForce`]
+//!   (see [`LaguerreDelaunay::fell_back`]).
 //! * **Predicates**: exact orientation and power tests ([`predicates`]).
 //! * **Kinetics**: every interior edge `ab` with triangles `abc` and `bad` carries the
 //!   certificate "d is not inside the power circle of abc" (the paper's Eq. 1, with the CCW
@@ -26,20 +40,108 @@
 //!   certificate are taken relative to one of its particles, never to a far bounding corner
 //!   (whose huge coordinates would drown the certificate of a quadrilateral at the hull in
 //!   rounding).
-//!
-//! Boxes with periodic sides are not supported (the triangulation would have to live on the
-//! torus); walls are.
 
 mod polynomial;
 mod predicates;
 
 use std::cmp::Ordering;
 
-use super::{CandidatePair, Cdo, Certificates};
+use super::{BruteForce, CandidatePair, Cdo, Certificates};
 use crate::queue::EventQueue;
 use crate::{SimError, State};
 use polynomial::{RelativeMotion, certificate, certificate_magnitudes, first_failure};
-use predicates::{Site, orient, power_test};
+use predicates::{Image, Site, orient_images, power_test_images, power_test_perturbed};
+
+/// `a + b` per axis.
+#[inline]
+fn add(a: [i32; 2], b: [i32; 2]) -> [i32; 2] {
+    [a[0] + b[0], a[1] + b[1]]
+}
+
+/// `a − b` per axis.
+#[inline]
+fn sub(a: [i32; 2], b: [i32; 2]) -> [i32; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+/// The weighted points a construction triangulates, by vertex index: the particles (once with
+/// walls; with periodic sides in 3 × 3 images, the central one first), then the three corners
+/// of the bounding triangle.
+struct Cover {
+    images: Vec<Image>,
+    /// The particle each vertex is an image of (the corners: `n`, `n + 1`, `n + 2`, after every
+    /// particle, so the tie-breaking perturbation favours particles).
+    ids: Vec<u32>,
+    /// The box's side lengths under periodic sides, 0 with walls.
+    period: [f64; 2],
+    /// The region the images lie in (lower and upper corner).
+    region: ([f64; 2], [f64; 2]),
+    /// The bounding triangle's corners.
+    corners: [[f64; 2]; 3],
+}
+
+impl Cover {
+    /// The particles, and with `periodic` their images by whole periods (−1, 0 or 1 per axis)
+    /// whose centres lie within `band` of the box (all of them for an infinite band).
+    fn new(state: &State<2>, periodic: bool, band: f64) -> Self {
+        let n = state.len();
+        let lengths = state.sim_box().lengths();
+        let period = if periodic { lengths } else { [0.0; 2] };
+        let copies: &[[i32; 2]] = if periodic {
+            &[[0, 0], [-1, -1], [0, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [0, 1], [1, 1]]
+        } else {
+            &[[0, 0]]
+        };
+        let band = band.min(lengths[0].max(lengths[1]));
+        let mut images = Vec::with_capacity(copies.len() * n + 3);
+        let mut ids = Vec::with_capacity(copies.len() * n + 3);
+        for copy in copies {
+            for i in 0..n {
+                let base = state.position(i);
+                // Whole periods that bring the (unwrapped) centre into the box: the central
+                // copy is the home image.
+                let home: [i32; 2] =
+                    std::array::from_fn(|a| if periodic { -(base[a] / period[a]).floor() as i32 } else { 0 });
+                let image = Image { base, radius: state.radius(i), periods: add(home, *copy) };
+                // (Rounded: only which images to include depends on it.)
+                let at = [0, 1].map(|a| base[a] + f64::from(image.periods[a]) * period[a]);
+                if *copy == [0, 0] || (0..2).all(|a| at[a] >= -band && at[a] < lengths[a] + band) {
+                    images.push(image);
+                    ids.push(i as u32);
+                }
+            }
+        }
+        let region = if periodic {
+            ([-band, -band], [lengths[0] + band, lengths[1] + band])
+        } else {
+            ([0.0; 2], lengths)
+        };
+        // An equilateral triangle whose inscribed circle has 20 region sizes of radius.
+        let (lo, hi) = region;
+        let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
+        let far = 20.0 * (hi[0] - lo[0]).max(hi[1] - lo[1]);
+        let s3 = 3f64.sqrt();
+        let corners = [
+            [centre[0], centre[1] + 2.0 * far],
+            [centre[0] - s3 * far, centre[1] - far],
+            [centre[0] + s3 * far, centre[1] - far],
+        ];
+        for (k, corner) in corners.iter().enumerate() {
+            images.push(Image { base: *corner, radius: 0.0, periods: [0; 2] });
+            ids.push((n + k) as u32);
+        }
+        Self { images, ids, period, region, corners }
+    }
+
+    /// Vertex `v`'s centre, rounded (for the insertion order only).
+    fn point(&self, v: usize) -> [f64; 2] {
+        let p = &self.images[v];
+        [0, 1].map(|a| p.base[a] + f64::from(p.periods[a]) * self.period[a])
+    }
+}
+
+/// The width of the band of periodic images a construction tries first, in mean spacings.
+const BAND_SPACINGS: f64 = 4.0;
 
 /// The re-check horizon in mean spacings travelled at the rms speed (at most; shorter in dense
 /// systems, see `build`).
@@ -105,6 +207,11 @@ pub struct LaguerreDelaunay {
     /// The triangles: vertices and neighbours side by side, so that a walk around a vertex
     /// reads one cache line per triangle (measured: the walks are memory-bound).
     triangles: Vec<Triangle>,
+    /// Per triangle, under periodic sides: the whole periods added to each vertex's centre
+    /// (its image in the triangle is `position + periods ⊙ period`). Empty with walls.
+    offsets: Vec<[[i32; 2]; 3]>,
+    /// The box's side lengths under periodic sides, 0 with walls.
+    period: [f64; 2],
     /// Per vertex: one incident triangle.
     incident: Vec<u32>,
     /// Particles; vertices `n`, `n + 1`, `n + 2` are the bounding triangle's.
@@ -131,6 +238,10 @@ pub struct LaguerreDelaunay {
     rechecks: std::cell::RefCell<std::collections::VecDeque<(f64, u32)>>,
     /// Scratch list of the certificate slots around the particles of a collision.
     star: Vec<u32>,
+    /// Under periodic sides, once a flip would have joined a particle to one of its own images
+    /// (an empty power circle spans the box, so the torus has no triangulation): every pair is
+    /// a candidate from then on, as [`BruteForce`] lists them.
+    fallback: Option<BruteForce>,
 }
 
 impl LaguerreDelaunay {
@@ -139,22 +250,72 @@ impl LaguerreDelaunay {
         Self::default()
     }
 
-    /// The number of triangles (including those with a bounding corner).
+    /// The number of triangles (including those with a bounding corner; 0 after a
+    /// [fallback](Self::fell_back)).
     pub fn triangle_count(&self) -> usize {
-        self.triangles.len()
+        if self.fallback.is_some() { 0 } else { self.triangles.len() }
     }
 
-    /// Every edge between two particles, as sorted pairs in increasing order.
+    /// Whether the structure gave up the triangulation (periodic sides only): a flip would have
+    /// joined a particle to one of its own images, which happens only when an empty power circle
+    /// spans the box (a few particles, or a large void). From then on every pair of particles is
+    /// a candidate, as with [`BruteForce`]: collisions stay exact, at `O(n)` per event; the
+    /// edges are then empty and [`is_regular`](Self::is_regular) false.
+    pub fn fell_back(&self) -> bool {
+        self.fallback.is_some()
+    }
+
+    /// Every edge between two particles, as sorted pairs in increasing order. Under periodic
+    /// sides two particles may be joined through two different images: the pair then appears
+    /// twice ([`edges_with_periods`](Self::edges_with_periods) tells them apart).
     pub fn edges(&self) -> Vec<[usize; 2]> {
+        let mut edges: Vec<[usize; 2]> = self.edges_with_periods().into_iter().map(|(e, _)| e).collect();
+        edges.sort_unstable();
+        edges
+    }
+
+    /// Every edge between two particles `[a, b]` (`a < b`), with the whole periods `k` such that
+    /// the image of `b` at `state.position(b) + k ⊙ L` is the one joined to `a` at
+    /// `state.position(a)` (positions unwrapped, `L` the box's side lengths; always `[0, 0]`
+    /// with walls); sorted.
+    ///
+    /// ```
+    /// use kinetic_cdo::{LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
+    /// // Three disks in a periodic box: each pair is joined through two images.
+    /// let particles = vec![
+    ///     Particle::new([1.0, 1.0], [1.0, 0.0], 0.3, 1.0),
+    ///     Particle::new([4.0, 2.0], [0.0, 1.0], 0.3, 1.0),
+    ///     Particle::new([2.0, 4.5], [-1.0, 0.0], 0.3, 1.0),
+    ///     Particle::new([5.0, 5.0], [0.0, -1.0], 0.3, 1.0),
+    /// ];
+    /// let sim_box = SimBox::periodic([6.0, 6.0]).unwrap();
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new()).unwrap();
+    /// let edges = sim.structure().edges_with_periods();
+    /// // A triangulation of the torus: 2n triangles, 3n edges.
+    /// assert_eq!(sim.structure().triangle_count(), 8);
+    /// assert_eq!(edges.len(), 12);
+    /// assert!(sim.structure().is_regular(sim.state()));
+    /// ```
+    pub fn edges_with_periods(&self) -> Vec<([usize; 2], [i32; 2])> {
         let n = self.particles as u32;
         let mut edges = Vec::new();
+        if self.fallback.is_some() {
+            return edges;
+        }
         for (t, v) in self.triangles.iter().map(|triangle| triangle.vertices).enumerate() {
+            let periods = self.periods_of(t as u32);
             for k in 0..3 {
-                let (a, b) = (v[(k + 1) % 3], v[(k + 2) % 3]);
+                let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+                let (a, b) = (v[i], v[j]);
                 let across = self.triangles[t].neighbours[k];
                 // Each edge once: from its lower-indexed triangle (or its only one).
                 if a < n && b < n && (across == NONE || (t as u32) < across) {
-                    edges.push([a.min(b) as usize, a.max(b) as usize]);
+                    let shift = sub(periods[j], periods[i]);
+                    edges.push(if a < b {
+                        ([a as usize, b as usize], shift)
+                    } else {
+                        ([b as usize, a as usize], shift.map(|x| -x))
+                    });
                 }
             }
         }
@@ -166,16 +327,20 @@ impl LaguerreDelaunay {
     /// and every interior edge regular (exact predicates). The check the kinetic maintenance is
     /// tested with; `O(n)`.
     pub fn is_regular(&self, state: &State<2>) -> bool {
+        if self.fallback.is_some() {
+            return false;
+        }
         for (t, v) in self.triangles.iter().map(|triangle| triangle.vertices).enumerate() {
-            let [a, b, c] = v.map(|x| self.site(x, state).0);
-            if orient(a, b, c) != Ordering::Greater {
+            let periods = self.periods_of(t as u32);
+            let image = |k: usize| self.image(v[k], periods[k], state);
+            if orient_images(&image(0), &image(1), &image(2), self.period) != Ordering::Greater {
                 return false;
             }
             for k in 0..3 {
-                if let Some(d) = self.opposite(t as u32, k) {
-                    let s = |x: u32| self.site(x, state);
-                    let (a, b, c) = (v[(k + 1) % 3], v[(k + 2) % 3], v[k]);
-                    if power_test(s(a), s(b), s(c), s(d)) == Ordering::Greater {
+                if let Some((d, d_periods)) = self.opposite(t as u32, k) {
+                    let d = self.image(d, d_periods, state);
+                    let (a, b, c) = (image((k + 1) % 3), image((k + 2) % 3), image(k));
+                    if power_test_images(&a, &b, &c, &d, self.period) == Ordering::Greater {
                         return false;
                     }
                 }
@@ -202,15 +367,37 @@ impl LaguerreDelaunay {
         if v < self.particles { (state.velocity(v), state.radius_rate(v)) } else { ([0.0; 2], 0.0) }
     }
 
-    /// The vertex across the edge opposite local vertex `k` of triangle `t`.
+    /// The periods of triangle `t`'s vertices (all 0 without periodic sides).
     #[inline]
-    fn opposite(&self, t: u32, k: usize) -> Option<u32> {
+    fn periods_of(&self, t: u32) -> [[i32; 2]; 3] {
+        self.offsets.get(t as usize).copied().unwrap_or_default()
+    }
+
+    /// Vertex `v`'s image with `periods` now.
+    #[inline]
+    fn image(&self, v: u32, periods: [i32; 2], state: &State<2>) -> Image {
+        let (base, radius) = self.site(v, state);
+        Image { base, radius, periods }
+    }
+
+    /// The vertex across the edge opposite local vertex `k` of triangle `t`, with its periods
+    /// in `t`'s frame (the neighbour's periods shifted so that the shared edge's vertices
+    /// agree).
+    #[inline]
+    fn opposite(&self, t: u32, k: usize) -> Option<(u32, [i32; 2])> {
         let across = self.triangles[t as usize].neighbours[k];
         if across == NONE {
             return None;
         }
-        let t_index = self.edge_towards(across, t);
-        Some(self.triangles[across as usize].vertices[t_index])
+        let j = self.edge_towards(across, t);
+        let d = self.triangles[across as usize].vertices[j];
+        if self.offsets.is_empty() {
+            return Some((d, [0; 2]));
+        }
+        let (mine, theirs) = (self.periods_of(t), self.periods_of(across));
+        // Vertex (k + 1) of t is vertex (j + 2) of the neighbour.
+        let shift = sub(mine[(k + 1) % 3], theirs[(j + 2) % 3]);
+        Some((d, add(theirs[j], shift)))
     }
 
     /// The local index of vertex `v` in triangle `t`.
@@ -248,6 +435,14 @@ impl LaguerreDelaunay {
         let across_ca = n1[(k + 2) % 3];
         let across_ad = n2[(j + 1) % 3];
         let across_db = n2[(j + 2) % 3];
+        if !self.offsets.is_empty() {
+            // Both new triangles in t1's frame: d's periods shifted as the shared vertex a's.
+            let (p1, p2) = (self.offsets[t1 as usize], self.offsets[t2 as usize]);
+            let pd = add(p2[j], sub(p1[(k + 1) % 3], p2[(j + 2) % 3]));
+            let (pc, pa, pb) = (p1[k], p1[(k + 1) % 3], p1[(k + 2) % 3]);
+            self.offsets[t1 as usize] = [pc, pa, pd];
+            self.offsets[t2 as usize] = [pd, pb, pc];
+        }
         self.triangles[t1 as usize].vertices = [c, a, d];
         self.triangles[t1 as usize].neighbours = [across_ad, t2, across_ca];
         self.triangles[t2 as usize].vertices = [d, b, c];
@@ -262,14 +457,14 @@ impl LaguerreDelaunay {
 
     /// Where `p` lies: a triangle containing it, and the local index of the edge it lies on
     /// exactly, if any. Visibility walk from `start` with exact orientation tests.
-    fn locate(&self, p: [f64; 2], start: u32, state: &State<2>) -> (u32, Option<usize>) {
+    fn locate(&self, p: &Image, start: u32, cover: &Cover) -> (u32, Option<usize>) {
         let mut t = start;
         'walk: loop {
             let v = self.triangles[t as usize].vertices;
             let mut on_edge = None;
             for k in 0..3 {
-                let (a, b) = (self.site(v[(k + 1) % 3], state).0, self.site(v[(k + 2) % 3], state).0);
-                match orient(a, b, p) {
+                let (a, b) = (&cover.images[v[(k + 1) % 3] as usize], &cover.images[v[(k + 2) % 3] as usize]);
+                match orient_images(a, b, p, cover.period) {
                     // p is beyond this edge: step across (the visibility walk terminates in a
                     // regular triangulation).
                     Ordering::Less => {
@@ -284,10 +479,9 @@ impl LaguerreDelaunay {
         }
     }
 
-    /// Inserts particle `p` (a vertex index) into the triangulation.
-    fn insert(&mut self, p: u32, start: u32, state: &State<2>) -> u32 {
-        let x = self.site(p, state).0;
-        let (t, on_edge) = self.locate(x, start, state);
+    /// Inserts vertex `p` of `cover` into the triangulation.
+    fn insert(&mut self, p: u32, start: u32, cover: &Cover) -> u32 {
+        let (t, on_edge) = self.locate(&cover.images[p as usize], start, cover);
         self.stack.clear();
         match on_edge {
             None => {
@@ -340,13 +534,17 @@ impl LaguerreDelaunay {
                 self.stack.extend([(t, 2), (t1, 1), (u, 2), (u1, 1)]);
             }
         }
-        // Lawson: legalise the edges opposite p.
+        // Lawson: legalise the edges opposite p (ties broken by the perturbation, the same in
+        // every periodic image).
         while let Some((t, k)) = self.stack.pop() {
             let k = k as usize;
-            let Some(d) = self.opposite(t, k) else { continue };
+            let Some((d, _)) = self.opposite(t, k) else { continue };
             let v = self.triangles[t as usize].vertices;
-            let s = |x: u32| self.site(x, state);
-            if power_test(s(v[(k + 1) % 3]), s(v[(k + 2) % 3]), s(v[k]), s(d)) == Ordering::Greater {
+            let quad = [v[(k + 1) % 3], v[(k + 2) % 3], v[k], d];
+            let sites = quad.map(|x| &cover.images[x as usize]);
+            if power_test_perturbed(sites, quad.map(|x| cover.ids[x as usize]), cover.period)
+                == Ordering::Greater
+            {
                 let (t1, t2, _, _) = self.flip(t, k);
                 // t1 = (p, a, d): new outer edge a-d opposite p; t2 = (d, b, p): edge d-b opposite p.
                 self.stack.push((t1, 0));
@@ -384,6 +582,7 @@ impl LaguerreDelaunay {
     fn edge_certificate(
         &self,
         quad: [u32; 4],
+        periods: [[i32; 2]; 4],
         state: &State<2>,
     ) -> (polynomial::Quartic, f64, [RelativeMotion; 3], (f64, f64)) {
         let n = self.particles as u32;
@@ -401,7 +600,18 @@ impl LaguerreDelaunay {
                 radius: (r, rate),
             }
         };
-        let rows = [row(a), row(b), row(c)];
+        let mut rows = [row(a), row(b), row(c)];
+        if !self.offsets.is_empty() {
+            // The whole periods between each image and d's, added to the difference of the
+            // centres.
+            let pd = periods[(3 + shift) % 4];
+            for (i, row) in rows.iter_mut().enumerate() {
+                let px = periods[(i + shift) % 4];
+                for axis in 0..2 {
+                    row.position[axis] += f64::from(px[axis] - pd[axis]) * self.period[axis];
+                }
+            }
+        }
         let (mut polynomial, magnitude) = certificate(rows, (rd, rate_d));
         if shift % 2 == 1 {
             polynomial = polynomial.map(|c| -c);
@@ -433,9 +643,18 @@ impl LaguerreDelaunay {
         self.clear_slot(3 * other as usize + other_k, certificates);
         let v = self.triangles[t as usize].vertices;
         let (a, b, c) = (v[(k + 1) % 3], v[(k + 2) % 3], v[k]);
-        // The vertex of the other triangle across the edge.
+        // The vertex of the other triangle across the edge, and the quadrilateral's periods in
+        // t's frame (d's shifted as the shared vertex a's).
         let d = self.triangles[other as usize].vertices[other_k];
-        let (polynomial, magnitude, rows, reference_radius) = self.edge_certificate([a, b, c, d], state);
+        let quad_periods = if self.offsets.is_empty() {
+            [[0; 2]; 4]
+        } else {
+            let (p, q) = (self.offsets[t as usize], self.offsets[other as usize]);
+            let pd = add(q[other_k], sub(p[(k + 1) % 3], q[(other_k + 2) % 3]));
+            [p[(k + 1) % 3], p[(k + 2) % 3], p[k], pd]
+        };
+        let (polynomial, magnitude, rows, reference_radius) =
+            self.edge_certificate([a, b, c, d], quad_periods, state);
         // Whether the edge fails now. A freshly flipped edge is valid just after its flip by
         // construction, while its quadrilateral is still co-circular to rounding: no test. Else
         // the constant term decides when it is clear of its rounding error (the same bound as
@@ -445,8 +664,11 @@ impl LaguerreDelaunay {
             if polynomial[0].abs() > bound {
                 polynomial[0] > 0.0
             } else {
-                let s = |x: u32| self.site(x, state);
-                power_test(s(a), s(b), s(c), s(d)) == Ordering::Greater
+                let image = |x: u32, periods: [i32; 2]| self.image(x, periods, state);
+                let [ia, ib, ic, id] =
+                    [(a, quad_periods[0]), (b, quad_periods[1]), (c, quad_periods[2]), (d, quad_periods[3])]
+                        .map(|(x, q)| image(x, q));
+                power_test_images(&ia, &ib, &ic, &id, self.period) == Ordering::Greater
             }
         };
         let slot = 3 * t as usize + k;
@@ -526,6 +748,185 @@ impl LaguerreDelaunay {
         due
     }
 
+    /// The displacement from an image with periods `from` to one with periods `to`.
+    #[inline]
+    fn shift(&self, from: [i32; 2], to: [i32; 2]) -> [f64; 2] {
+        let d = sub(to, from);
+        [f64::from(d[0]) * self.period[0], f64::from(d[1]) * self.period[1]]
+    }
+
+    /// Triangulates the sites of `cover` (see the module documentation): the triangles inside
+    /// its bounding triangle, their vertices indices into the cover.
+    fn triangulate(&mut self, cover: &Cover) {
+        let images = cover.images.len() - 3;
+        let (c0, c1, c2) = (images as u32, images as u32 + 1, images as u32 + 2);
+        self.triangles = vec![Triangle { vertices: [c0, c1, c2], neighbours: [NONE; 3] }];
+        self.triangles.reserve(2 * images + 1);
+        self.offsets.clear();
+        self.incident = vec![0; images + 3];
+        // Insert in Morton order so each walk starts next to its target.
+        let mut order: Vec<u32> = (0..images as u32).collect();
+        let (lo, hi) = cover.region;
+        let key = |i: u32| {
+            let x = cover.point(i as usize);
+            let cell = |a: usize| (((x[a] - lo[a]) / (hi[a] - lo[a])).clamp(0.0, 1.0) * 65535.0) as u32;
+            let (a, b) = (cell(0), cell(1));
+            let mut z = 0u64;
+            for bit in (0..16).rev() {
+                z = (z << 2) | (u64::from((a >> bit) & 1) << 1) | u64::from((b >> bit) & 1);
+            }
+            z
+        };
+        order.sort_by_cached_key(|&i| key(i));
+        let mut last = 0;
+        for p in order {
+            last = self.insert(p, last, cover);
+        }
+    }
+
+    /// Whether flipping the edge opposite local vertex `k` of `t1` leaves every triangle with
+    /// three different particles and three different neighbours (see [`fell_back`]).
+    ///
+    /// [`fell_back`]: Self::fell_back
+    fn flip_keeps_a_torus_triangulation(&self, t1: u32, k: usize) -> bool {
+        let (v1, n1) = (self.triangles[t1 as usize].vertices, self.triangles[t1 as usize].neighbours);
+        let t2 = n1[k];
+        let j = self.edge_towards(t2, t1);
+        let (v2, n2) = (self.triangles[t2 as usize].vertices, self.triangles[t2 as usize].neighbours);
+        // The new triangles (c, a, d) and (d, b, c), their outer neighbours as in `flip`.
+        let (c, d) = (v1[k], v2[j]);
+        let (across_bc, across_ca) = (n1[(k + 1) % 3], n1[(k + 2) % 3]);
+        let (across_ad, across_db) = (n2[(j + 1) % 3], n2[(j + 2) % 3]);
+        c != d
+            && across_ad != across_ca
+            && across_bc != across_db
+            && ![across_ad, across_ca].contains(&t2)
+            && ![across_bc, across_db].contains(&t1)
+    }
+
+    /// Gives up the triangulation for [`BruteForce`]'s candidates (see [`fell_back`]): every
+    /// certificate is cancelled, and every pair is checked once now.
+    ///
+    /// [`fell_back`]: Self::fell_back
+    fn fall_back<Q: EventQueue>(
+        &mut self,
+        state: &mut State<2>,
+        certificates: &mut Certificates<'_, Q>,
+        new_pairs: &mut Vec<CandidatePair<2>>,
+    ) {
+        for slot in 0..=self.recheck_slot() {
+            certificates.cancel(slot);
+        }
+        let mut all = BruteForce::default();
+        // Brute force schedules nothing that can fail here; its build takes no error path
+        // for a state that was valid at the start.
+        if all.build(state, certificates).is_err() {
+            return;
+        }
+        // Both ways: a check updates the first particle's event only.
+        for i in 0..state.len() {
+            all.for_each_candidate(i, state, |k, shift| new_pairs.push((i as u32, k as u32, shift)));
+        }
+        self.fallback = Some(all);
+        self.triangles.clear();
+        self.offsets.clear();
+        self.rechecks.get_mut().clear();
+    }
+
+    /// Replaces the triangulation of the periodic images `cover` by the triangulation of the
+    /// torus at its centre: of each triangle and its translates by whole periods, the one
+    /// whose smallest particle is at its home image (the central copy) is kept, with the
+    /// periods of its vertices, and its neighbours are found as the kept translates of its
+    /// neighbours in the images. Every triangle touching the central copy must lie among the
+    /// images (not reach the bounding triangle), have three distinct particles and its
+    /// neighbours' translates kept: a box so sparse that an empty power circle spans it fails
+    /// this, with an error.
+    fn extract_torus(&mut self, cover: &Cover) -> Result<(), SimError> {
+        let n = self.particles;
+        let too_sparse = SimError::Unsupported {
+            what: "a periodic box so sparse that an empty power circle spans it (too few particles to triangulate the torus)",
+        };
+        let images = cover.images.len() - 3;
+        // A triangle translated so that its smallest particle has periods 0: its particles and
+        // the others' periods, from the smallest on in counter-clockwise order; `None` with a
+        // corner or a particle twice.
+        let key = |t: &Triangle| -> Option<([u32; 3], [[i32; 2]; 3])> {
+            if t.vertices.iter().any(|&v| v as usize >= images) {
+                return None;
+            }
+            let ids = t.vertices.map(|v| cover.ids[v as usize]);
+            if ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2] {
+                return None;
+            }
+            let first = (0..3).min_by_key(|&k| ids[k]).unwrap_or(0);
+            let origin = cover.images[t.vertices[first] as usize].periods;
+            let at = |k: usize| (first + k) % 3;
+            Some((
+                [0, 1, 2].map(|k| ids[at(k)]),
+                [0, 1, 2].map(|k| sub(cover.images[t.vertices[at(k)] as usize].periods, origin)),
+            ))
+        };
+        let mut index = std::collections::HashMap::with_capacity(2 * n);
+        let mut kept = Vec::with_capacity(2 * n);
+        for (t, triangle) in self.triangles.iter().enumerate() {
+            let central = triangle.vertices.map(|v| (v as usize) < n);
+            if !central.iter().any(|&c| c) {
+                continue;
+            }
+            let Some(k) = key(triangle) else { return Err(too_sparse) };
+            // Kept if its smallest particle's image is the central one.
+            let first = (0..3).min_by_key(|&k| cover.ids[triangle.vertices[k] as usize]).unwrap_or(0);
+            if central[first] {
+                index.insert(k, kept.len() as u32);
+                kept.push(t);
+            }
+        }
+        // A triangulation of the torus with n vertices has 2n triangles (Euler: V − E + F = 0).
+        if kept.len() != 2 * n {
+            return Err(too_sparse);
+        }
+        let mut triangles = Vec::with_capacity(2 * n);
+        let mut offsets = Vec::with_capacity(2 * n);
+        for &t in &kept {
+            let triangle = self.triangles[t];
+            let mut neighbours = [NONE; 3];
+            for (k, &u) in triangle.neighbours.iter().enumerate() {
+                let found = (u != NONE)
+                    .then(|| key(&self.triangles[u as usize]))
+                    .flatten()
+                    .and_then(|k| index.get(&k));
+                neighbours[k] = *found.ok_or(SimError::Unsupported {
+                    what: "a periodic box so sparse that an empty power circle spans it (too few particles to triangulate the torus)",
+                })?;
+            }
+            triangles
+                .push(Triangle { vertices: triangle.vertices.map(|v| cover.ids[v as usize]), neighbours });
+            offsets.push(triangle.vertices.map(|v| cover.images[v as usize].periods));
+        }
+        // Each neighbour must see the triangle back, and a triangle must meet three different
+        // ones (edges are found by their neighbour: two shared edges would be ambiguous).
+        for (t, triangle) in triangles.iter().enumerate() {
+            let [a, b, c] = triangle.neighbours;
+            if a == b || b == c || a == c || triangle.neighbours.contains(&(t as u32)) {
+                return Err(too_sparse);
+            }
+            for &u in &triangle.neighbours {
+                if !triangles[u as usize].neighbours.contains(&(t as u32)) {
+                    return Err(too_sparse);
+                }
+            }
+        }
+        self.incident = vec![0; n + 3];
+        for (t, triangle) in triangles.iter().enumerate() {
+            for &v in &triangle.vertices {
+                self.incident[v as usize] = t as u32;
+            }
+        }
+        self.triangles = triangles;
+        self.offsets = offsets;
+        Ok(())
+    }
+
     /// Calls `f(t)` for every triangle around vertex `v` (counter-clockwise).
     fn for_each_triangle_around(&self, v: u32, mut f: impl FnMut(u32)) {
         let start = self.incident[v as usize];
@@ -551,49 +952,48 @@ impl Cdo<2> for LaguerreDelaunay {
         state: &mut State<2>,
         certificates: &mut Certificates<'_, Q>,
     ) -> Result<(), SimError> {
-        if state.sim_box().periodic_axes().iter().any(|&p| p) {
-            return Err(SimError::Unsupported {
-                what: "the Laguerre–Delaunay structure needs walls on every side",
-            });
-        }
+        let periodic = match state.sim_box().periodic_axes() {
+            [false, false] => false,
+            [true, true] => true,
+            _ => {
+                return Err(SimError::Unsupported {
+                    what: "the Laguerre–Delaunay structure needs walls on every side or periodic sides on every side",
+                });
+            }
+        };
         let n = state.len();
         self.particles = n;
+        self.fallback = None;
         let [lx, ly] = state.sim_box().lengths();
-        let centre = [0.5 * lx, 0.5 * ly];
-        // An equilateral triangle whose inscribed circle has 20 box sizes of radius.
-        let far = 20.0 * lx.max(ly);
-        let s3 = 3f64.sqrt();
-        self.corners = [
-            [centre[0], centre[1] + 2.0 * far],
-            [centre[0] - s3 * far, centre[1] - far],
-            [centre[0] + s3 * far, centre[1] - far],
-        ];
-        let (c0, c1, c2) = (n as u32, n as u32 + 1, n as u32 + 2);
-        self.triangles = vec![Triangle { vertices: [c0, c1, c2], neighbours: [NONE; 3] }];
-        self.triangles.reserve(2 * n + 1);
-        self.incident = vec![0; n + 3];
-        // Insert in Morton order so each walk starts next to its target.
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        let key = |i: u32| {
-            let x = state.position(i as usize);
-            let cell = |c: f64, l: f64| ((c / l).clamp(0.0, 1.0) * 65535.0) as u32;
-            let (a, b) = (cell(x[0], lx), cell(x[1], ly));
-            let mut z = 0u64;
-            for bit in (0..16).rev() {
-                z = (z << 2) | (u64::from((a >> bit) & 1) << 1) | u64::from((b >> bit) & 1);
+        self.period = if periodic { [lx, ly] } else { [0.0; 2] };
+        let spacing = (lx * ly / n.max(1) as f64).sqrt();
+        if periodic {
+            // First only the images within a band around the box (a few spacings wide): enough
+            // for every triangle at the box unless an empty power circle is wider than the band,
+            // which the extraction or the regularity check then reveals; all 3 × 3 images
+            // otherwise.
+            let band = BAND_SPACINGS * spacing;
+            let narrow = (band < 0.5 * lx.min(ly))
+                .then(|| {
+                    let cover = Cover::new(state, true, band);
+                    self.triangulate(&cover);
+                    self.extract_torus(&cover).ok().filter(|()| self.is_regular(state))
+                })
+                .flatten();
+            if narrow.is_none() {
+                let cover = Cover::new(state, true, f64::INFINITY);
+                self.triangulate(&cover);
+                self.extract_torus(&cover)?;
             }
-            z
-        };
-        order.sort_by_cached_key(|&i| key(i));
-        let mut last = 0;
-        for p in order {
-            last = self.insert(p, last, state);
+        } else {
+            let cover = Cover::new(state, false, 0.0);
+            self.corners = cover.corners;
+            self.triangulate(&cover);
         }
         // The re-check horizon: a couple of mean free times (most certificates are recomputed
         // by a collision of one of their four particles before then, so a longer horizon only
         // makes fewer edges pass the cheap test), at most a spacing's travel in dilute systems.
         let area = lx * ly;
-        let spacing = (area / n.max(1) as f64).sqrt();
         let mean_square: f64 =
             (0..n).map(|i| state.velocity(i).iter().map(|v| v * v).sum::<f64>()).sum::<f64>()
                 / n.max(1) as f64;
@@ -617,14 +1017,19 @@ impl Cdo<2> for LaguerreDelaunay {
         3 * (2 * particles + 1) + 1
     }
 
-    fn for_each_candidate(&self, i: usize, _: &State<2>, mut f: impl FnMut(usize, [f64; 2])) {
+    fn for_each_candidate(&self, i: usize, state: &State<2>, mut f: impl FnMut(usize, [f64; 2])) {
+        if let Some(all) = &self.fallback {
+            all.for_each_candidate(i, state, f);
+            return;
+        }
         let v = i as u32;
         let n = self.particles as u32;
         self.for_each_triangle_around(v, |t| {
             let l = self.local(t, v);
             let w = self.triangles[t as usize].vertices[(l + 1) % 3];
             if w < n {
-                f(w as usize, [0.0; 2]);
+                let periods = self.periods_of(t);
+                f(w as usize, self.shift(periods[l], periods[(l + 1) % 3]));
             }
         });
     }
@@ -644,6 +1049,12 @@ impl Cdo<2> for LaguerreDelaunay {
         state: &State<2>,
         certificates: &mut Certificates<'_, Q>,
     ) {
+        if let Some(all) = &mut self.fallback {
+            for &i in involved {
+                all.trajectory_changed(i, state, certificates);
+            }
+            return;
+        }
         // Every edge whose quadrilateral contains a moved particle, once: per triangle around
         // it, the edge opposite it (its link) and the spoke to the next vertex (each spoke is
         // shared by two consecutive triangles). Two colliding particles are neighbours, so
@@ -676,11 +1087,18 @@ impl Cdo<2> for LaguerreDelaunay {
         certificates: &mut Certificates<'_, Q>,
         new_pairs: &mut Vec<CandidatePair<2>>,
     ) -> Option<usize> {
+        if let Some(all) = &mut self.fallback {
+            return all.certificate_failed(slot, state, certificates, new_pairs);
+        }
         if slot == self.recheck_slot() {
             if let Some(due) = self.take_due_recheck(certificates) {
                 self.schedule_edge((due / 3) as u32, due % 3, false, state, certificates);
             }
             return None;
+        }
+        if !self.offsets.is_empty() && !self.flip_keeps_a_torus_triangulation((slot / 3) as u32, slot % 3) {
+            self.fall_back(state, certificates, new_pairs);
+            return Some(0);
         }
         let (t1, t2, c, d) = self.flip((slot / 3) as u32, slot % 3);
         // t1 = (c, a, d), t2 = (d, b, c): the new edge c-d (opposite a in t1) and the four
@@ -692,7 +1110,9 @@ impl Cdo<2> for LaguerreDelaunay {
         self.schedule_edge(t2, 2, false, state, certificates);
         let n = self.particles as u32;
         if c < n && d < n {
-            new_pairs.push((c, d, [0.0; 2]));
+            // t1 = (c, a, d): d's image as seen from c's.
+            let periods = self.periods_of(t1);
+            new_pairs.push((c, d, self.shift(periods[0], periods[2])));
             Some(1)
         } else {
             Some(0)
@@ -700,7 +1120,9 @@ impl Cdo<2> for LaguerreDelaunay {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.triangles.capacity() * std::mem::size_of::<Triangle>()
+        self.fallback.as_ref().map_or(0, <BruteForce as Cdo<2>>::memory_bytes)
+            + self.triangles.capacity() * std::mem::size_of::<Triangle>()
+            + self.offsets.capacity() * std::mem::size_of::<[[i32; 2]; 3]>()
             + self.incident.capacity() * 4
             + self.recheck_at.capacity() * 8
             + self.rechecks.borrow().capacity() * 16

@@ -10,15 +10,74 @@ use std::cmp::Ordering;
 /// A weighted point: centre and radius (weight `r²`, power distance `|x − p|² − r²`).
 pub(crate) type Site = ([f64; 2], f64);
 
-/// Exact sign of the orientation of `(a, b, c)`: `Greater` when counter-clockwise.
-pub(crate) fn orient(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> Ordering {
-    let coord = |p: [f64; 2]| robust::Coord { x: p[0], y: p[1] };
-    robust::orient2d(coord(a), coord(b), coord(c)).partial_cmp(&0.0).unwrap_or(Ordering::Equal)
+/// A weighted point of the periodic plane: the centre `base + periods ⊙ period` (whole periods
+/// of the box added to a particle's centre) and a radius. The predicates below evaluate
+/// differences of such centres from the parts, exactly where it matters, so that the same
+/// configuration gets the same answer in every periodic image (translating the rounded sum
+/// `base + periods ⊙ period` instead would round differently from image to image).
+/// Without periodic sides the periods are 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Image {
+    pub(crate) base: [f64; 2],
+    pub(crate) radius: f64,
+    pub(crate) periods: [i32; 2],
 }
 
-/// The power test: for counter-clockwise `(a, b, c)`, `Greater` when `d` lies strictly inside
-/// their orthogonal ("power") circle, i.e. the edge opposite `d` in the quadrilateral is not
-/// regular and must be flipped; `Less` outside; `Equal` on it. It is the sign of
+#[cfg(test)]
+impl Image {
+    /// A site without periods.
+    pub(crate) fn plain((base, radius): Site) -> Self {
+        Self { base, radius, periods: [0; 2] }
+    }
+}
+
+/// `p − origin` per axis, with a magnitude `m ≥ |p − origin|` that bounds its rounding error
+/// by `3 ε m`: the difference of the bases and the whole periods are each rounded once
+/// (relative to themselves), their sum once more.
+#[inline]
+fn relative(p: &Image, origin: &Image, period: [f64; 2]) -> [(f64, f64); 2] {
+    std::array::from_fn(|a| {
+        let u = p.base[a] - origin.base[a];
+        let v = f64::from(p.periods[a] - origin.periods[a]) * period[a];
+        (u + v, u.abs() + v.abs())
+    })
+}
+
+/// Exact sign of the orientation of `(a, b, c)`: `Greater` when counter-clockwise.
+#[cfg(test)]
+pub(crate) fn orient(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> Ordering {
+    let plain = |p: [f64; 2]| Image::plain((p, 0.0));
+    orient_images(&plain(a), &plain(b), &plain(c), [0.0; 2])
+}
+
+/// The exact sign of the orientation of three images in a box of side lengths `period`:
+/// `Greater` when counter-clockwise (radii ignored).
+pub(crate) fn orient_images(a: &Image, b: &Image, c: &Image, period: [f64; 2]) -> Ordering {
+    let [(bx, mbx), (by, mby)] = relative(b, a, period);
+    let [(cx, mcx), (cy, mcy)] = relative(c, a, period);
+    let det = bx * cy - by * cx;
+    // Entries off by at most 3 ε of their magnitudes; the products and the difference add a
+    // few ε more: 16 ε of the magnitudes' permanent covers it all.
+    let bound = 16.0 * f64::EPSILON * (mbx * mcy + mby * mcx);
+    if det > bound {
+        Ordering::Greater
+    } else if det < -bound {
+        Ordering::Less
+    } else {
+        Exact::new(&[a, b, c], period).orient()
+    }
+}
+
+/// [`power_test_images`] of four sites without periods.
+#[cfg(test)]
+pub(crate) fn power_test(a: Site, b: Site, c: Site, d: Site) -> Ordering {
+    power_test_images(&Image::plain(a), &Image::plain(b), &Image::plain(c), &Image::plain(d), [0.0; 2])
+}
+
+/// The power test of four images in a box of side lengths `period`: for counter-clockwise
+/// `(a, b, c)`, `Greater` when `d` lies strictly inside their orthogonal ("power") circle,
+/// i.e. the edge opposite `d` in the quadrilateral is not regular and must be flipped; `Less`
+/// outside; `Equal` on it. It is the sign of
 ///
 /// ```text
 /// | a_x − d_x   a_y − d_y   |a − d|² − r_a² + r_d² |
@@ -27,33 +86,68 @@ pub(crate) fn orient(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> Ordering {
 /// ```
 ///
 /// (the paper's Eq. 1 after subtracting `d`'s row; equal radii give the in-circle test).
-pub(crate) fn power_test(a: Site, b: Site, c: Site, d: Site) -> Ordering {
-    let row = |p: Site| {
-        let x = p.0[0] - d.0[0];
-        let y = p.0[1] - d.0[1];
-        let w = x * x + y * y - p.1 * p.1 + d.1 * d.1;
-        (x, y, w)
+pub(crate) fn power_test_images(a: &Image, b: &Image, c: &Image, d: &Image, period: [f64; 2]) -> Ordering {
+    // Each entry with a magnitude bounding it and its error (see `relative`).
+    let row = |p: &Image| {
+        let [(x, mx), (y, my)] = relative(p, d, period);
+        let (rp, rd) = (p.radius * p.radius, d.radius * d.radius);
+        (x, y, x * x + y * y - rp + rd, mx, my, mx * mx + my * my + rp + rd)
     };
-    let (ax, ay, aw) = row(a);
-    let (bx, by, bw) = row(b);
-    let (cx, cy, cw) = row(c);
-    let m1 = by * cw - bw * cy;
-    let m2 = bx * cw - bw * cx;
-    let m3 = bx * cy - by * cx;
-    let det = ax * m1 - ay * m2 + aw * m3;
-    // Forward error bound: the rows carry relative errors of a few ulps (the subtractions
-    // and the weight), the 3×3 expansion a few more; 64 ε times the permanent covers them all.
-    let permanent = ax.abs() * (by.abs() * cw.abs() + bw.abs() * cy.abs())
-        + ay.abs() * (bx.abs() * cw.abs() + bw.abs() * cx.abs())
-        + aw.abs() * (bx.abs() * cy.abs() + by.abs() * cx.abs());
-    let bound = 64.0 * f64::EPSILON * permanent;
+    let (ax, ay, aw, max, may, maw) = row(a);
+    let (bx, by, bw, mbx, mby, mbw) = row(b);
+    let (cx, cy, cw, mcx, mcy, mcw) = row(c);
+    let det = ax * (by * cw - bw * cy) - ay * (bx * cw - bw * cx) + aw * (bx * cy - by * cx);
+    // Forward error bound: the coordinates are off by at most 3 ε of their magnitudes, the
+    // weights by about 10 ε of theirs, each product of three entries by the sum of its factors'
+    // relative errors plus a few roundings; 128 ε times the permanent of the magnitudes covers
+    // them all with room to spare.
+    let permanent =
+        max * (mby * mcw + mbw * mcy) + may * (mbx * mcw + mbw * mcx) + maw * (mbx * mcy + mby * mcx);
+    let bound = 128.0 * f64::EPSILON * permanent;
     if det > bound {
-        return Ordering::Greater;
+        Ordering::Greater
+    } else if det < -bound {
+        Ordering::Less
+    } else {
+        Exact::new(&[a, b, c, d], period).power_test()
     }
-    if det < -bound {
-        return Ordering::Less;
+}
+
+/// The power test of four images (`ids` the particles they are images of) under a symbolic
+/// perturbation of the weights that breaks exact ties: particle `i`'s squared radius grows by
+/// `εⁱ⁺¹` for an infinitesimal `ε`. The perturbation is the same in every periodic image, so a
+/// co-circular quadrilateral (a lattice) gets the same diagonal in all of them, and the regular
+/// triangulation of the perturbed weights is unique.
+///
+/// The determinant is linear in each lifted height `z = |p|² − r²`, with partial derivatives
+/// `orient(d, b, c)`, `orient(d, c, a)`, `orient(d, a, b)` for `a`, `b`, `c` and
+/// `−orient(a, b, c)` for `d`; lowering the height of the smallest id whose partial is not
+/// zero decides the sign. Two images of one particle in the quadrilateral (a box a few
+/// particles wide) are left tied.
+pub(crate) fn power_test_perturbed(sites: [&Image; 4], ids: [u32; 4], period: [f64; 2]) -> Ordering {
+    let [a, b, c, d] = sites;
+    let sign = power_test_images(a, b, c, d, period);
+    if sign != Ordering::Equal {
+        return sign;
     }
-    exact_power_test(a, b, c, d)
+    let mut order = [0, 1, 2, 3];
+    order.sort_unstable_by_key(|&k| ids[k]);
+    if order.windows(2).any(|w| ids[w[0]] == ids[w[1]]) {
+        return Ordering::Equal;
+    }
+    for k in order {
+        let partial = match k {
+            0 => orient_images(d, b, c, period),
+            1 => orient_images(d, c, a, period),
+            2 => orient_images(d, a, b, period),
+            _ => orient_images(a, b, c, period).reverse(),
+        };
+        // The height drops by εⁱ⁺¹: the determinant changes by −partial · εⁱ⁺¹.
+        if partial != Ordering::Equal {
+            return partial.reverse();
+        }
+    }
+    Ordering::Equal
 }
 
 /// `x = m · 2^e` exactly, with `m` an integer.
@@ -65,31 +159,76 @@ fn split(x: f64) -> (i64, i32) {
     if exponent == 0 { (sign * fraction, -1074) } else { (sign * (fraction | (1 << 52)), exponent - 1075) }
 }
 
-/// The power test in exact integer arithmetic: every input is `m · 2^e`; scaled by the
-/// smallest exponent they all become integers, and every term of the determinant has degree 4
-/// in the inputs, so the common factor does not change its sign.
-fn exact_power_test(a: Site, b: Site, c: Site, d: Site) -> Ordering {
-    let inputs = [a.0[0], a.0[1], a.1, b.0[0], b.0[1], b.1, c.0[0], c.0[1], c.1, d.0[0], d.0[1], d.1];
-    let parts = inputs.map(split);
-    let base = parts.iter().filter(|p| p.0 != 0).map(|p| p.1).min().unwrap_or(0);
-    let int = |k: usize| BigInt::from(parts[k].0) << (parts[k].1 - base) as usize;
-    let (dx, dy, dr) = (int(9), int(10), int(11));
-    let row = |k: usize| {
-        let x = int(k) - &dx;
-        let y = int(k + 1) - &dy;
-        let r = int(k + 2);
-        let w = &x * &x + &y * &y - &r * &r + &dr * &dr;
-        (x, y, w)
-    };
-    let (ax, ay, aw) = row(0);
-    let (bx, by, bw) = row(3);
-    let (cx, cy, cw) = row(6);
-    let det = &ax * (&by * &cw - &bw * &cy) - &ay * (&bx * &cw - &bw * &cx) + &aw * (&bx * &cy - &by * &cx);
-    match det.sign() {
+/// Images in exact integer arithmetic: every input (coordinates, radii, side lengths) is
+/// `m · 2^e`; scaled by the smallest exponent they all become integers. Every term of a
+/// predicate has the same degree in the inputs (2 for the orientation, 4 for the power test),
+/// so the common factor does not change its sign.
+struct Exact {
+    /// Per image: the centre's coordinates (periods included) and the radius, scaled.
+    sites: Vec<([BigInt; 2], BigInt)>,
+}
+
+impl Exact {
+    fn new(images: &[&Image], period: [f64; 2]) -> Self {
+        let mut inputs: Vec<f64> = period.to_vec();
+        for p in images {
+            inputs.extend([p.base[0], p.base[1], p.radius]);
+        }
+        let parts: Vec<(i64, i32)> = inputs.iter().map(|&x| split(x)).collect();
+        let base = parts.iter().filter(|p| p.0 != 0).map(|p| p.1).min().unwrap_or(0);
+        let int = |k: usize| BigInt::from(parts[k].0) << (parts[k].1 - base) as usize;
+        let lengths = [int(0), int(1)];
+        let sites = images
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let k = 2 + 3 * i;
+                let centre = [0, 1].map(|a| int(k + a) + &lengths[a] * BigInt::from(p.periods[a]));
+                (centre, int(k + 2))
+            })
+            .collect();
+        Self { sites }
+    }
+
+    /// The orientation of the three images.
+    fn orient(&self) -> Ordering {
+        let [a, b, c] = [0, 1, 2].map(|k| &self.sites[k].0);
+        let det = (&b[0] - &a[0]) * (&c[1] - &a[1]) - (&b[1] - &a[1]) * (&c[0] - &a[0]);
+        sign(&det)
+    }
+
+    /// The power test of the four images.
+    fn power_test(&self) -> Ordering {
+        let (d, rd) = &self.sites[3];
+        let row = |k: usize| {
+            let (p, r) = &self.sites[k];
+            let x = &p[0] - &d[0];
+            let y = &p[1] - &d[1];
+            let w = &x * &x + &y * &y - r * r + rd * rd;
+            (x, y, w)
+        };
+        let (ax, ay, aw) = row(0);
+        let (bx, by, bw) = row(1);
+        let (cx, cy, cw) = row(2);
+        let det =
+            &ax * (&by * &cw - &bw * &cy) - &ay * (&bx * &cw - &bw * &cx) + &aw * (&bx * &cy - &by * &cx);
+        sign(&det)
+    }
+}
+
+fn sign(x: &BigInt) -> Ordering {
+    match x.sign() {
         num_bigint::Sign::Minus => Ordering::Less,
         num_bigint::Sign::NoSign => Ordering::Equal,
         num_bigint::Sign::Plus => Ordering::Greater,
     }
+}
+
+/// The exact power test of four sites (for tests against the filtered one).
+#[cfg(test)]
+fn exact_power_test(a: Site, b: Site, c: Site, d: Site) -> Ordering {
+    let [a, b, c, d] = [a, b, c, d].map(Image::plain);
+    Exact::new(&[&a, &b, &c, &d], [0.0; 2]).power_test()
 }
 
 #[cfg(test)]
@@ -151,5 +290,89 @@ mod tests {
         assert_eq!(exact_power_test(a, b, c, ([1e200, 1e200], 0.0)), Ordering::Equal);
         assert_eq!(split(-3.0), (-3 << 51, -51));
         assert_eq!(split(5e-324), (1, -1074));
+    }
+
+    /// A near-degenerate configuration gives the same answers in every periodic image, though
+    /// the images' centres, summed in `f64`, are not exact translates; and the filtered answer
+    /// agrees with exact arithmetic.
+    #[test]
+    fn images_agree_in_every_period() {
+        let period = [7.3, 5.1];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..3000 {
+            // Three random sites and a fourth on (or within rounding of) their circle.
+            let mut site = |periods: [i32; 2]| Image {
+                base: [next() * period[0], next() * period[1]],
+                radius: 0.0,
+                periods,
+            };
+            let (a, b, c) = (site([0, 0]), site([1, 0]), site([0, 1]));
+            let centre_of = |p: &Image| [0, 1].map(|x| p.base[x] + f64::from(p.periods[x]) * period[x]);
+            let (pa, pb, pc) = (centre_of(&a), centre_of(&b), centre_of(&c));
+            // The circumcentre of a, b, c, and a point on the circle.
+            let (bx, by, cx, cy) = (pb[0] - pa[0], pb[1] - pa[1], pc[0] - pa[0], pc[1] - pa[1]);
+            let det = 2.0 * (bx * cy - by * cx);
+            let ux = (cy * (bx * bx + by * by) - by * (cx * cx + cy * cy)) / det;
+            let uy = (bx * (cx * cx + cy * cy) - cx * (bx * bx + by * by)) / det;
+            let r = (ux * ux + uy * uy).sqrt();
+            let angle = next() * std::f64::consts::TAU;
+            let d = Image {
+                base: [pa[0] + ux + r * angle.cos() - period[0], pa[1] + uy + r * angle.sin()],
+                radius: 0.0,
+                periods: [1, 0],
+            };
+            let (a, b, c) =
+                if orient_images(&a, &b, &c, period) == Ordering::Greater { (a, b, c) } else { (a, c, b) };
+            let answer = power_test_images(&a, &b, &c, &d, period);
+            assert_eq!(answer, Exact::new(&[&a, &b, &c, &d], period).power_test());
+            let turn = orient_images(&a, &b, &d, period);
+            assert_eq!(turn, Exact::new(&[&a, &b, &d], period).orient());
+            for shift in [[1, 0], [-3, 2], [40, -17], [-1000, 999]] {
+                let moved =
+                    |p: &Image| Image { periods: [p.periods[0] + shift[0], p.periods[1] + shift[1]], ..*p };
+                let [a2, b2, c2, d2] = [&a, &b, &c, &d].map(moved);
+                assert_eq!(power_test_images(&a2, &b2, &c2, &d2, period), answer);
+                assert_eq!(orient_images(&a2, &b2, &d2, period), turn);
+            }
+        }
+    }
+
+    /// The perturbed power test equals the exact test with the smallest id's weight actually
+    /// raised (radius 2⁻⁵⁰ from 0, so r² = 2⁻¹⁰⁰ exactly), on co-circular squares, in any
+    /// image and id order; it never ties on distinct ids in convex position.
+    #[test]
+    fn the_perturbation_is_a_small_weight_on_the_smallest_id() {
+        let period = [4.0, 4.0];
+        let corners = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+        let orders = [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1], [1, 3, 0, 2]];
+        for start in 0..4 {
+            // (a, b, c) counter-clockwise, d the fourth corner: co-circular.
+            let at = |k: usize| corners[(start + k) % 4];
+            for ids in orders {
+                for periods in [[0, 0], [1, -1], [-2, 3]] {
+                    let image = |k: usize, radius: f64| Image { base: at(k), radius, periods };
+                    let sites = [image(0, 0.0), image(1, 0.0), image(2, 0.0), image(3, 0.0)];
+                    assert_eq!(
+                        power_test_images(&sites[0], &sites[1], &sites[2], &sites[3], period),
+                        Ordering::Equal
+                    );
+                    let perturbed =
+                        power_test_perturbed([&sites[0], &sites[1], &sites[2], &sites[3]], ids, period);
+                    assert_ne!(perturbed, Ordering::Equal);
+                    let smallest = (0..4).min_by_key(|&k| ids[k]).unwrap();
+                    let mut raised = sites;
+                    raised[smallest].radius = 2f64.powi(-50);
+                    let exact =
+                        Exact::new(&[&raised[0], &raised[1], &raised[2], &raised[3]], period).power_test();
+                    assert_eq!(perturbed, exact, "start {start}, ids {ids:?}");
+                }
+            }
+        }
     }
 }
