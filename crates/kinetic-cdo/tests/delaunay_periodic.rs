@@ -261,12 +261,12 @@ fn construction_on_periodic_lattices() {
 }
 
 /// Few particles: the torus is triangulated when every empty power circle is smaller than the
-/// box, and otherwise the structure refuses with `SimError::Unsupported`, never a panic or a
-/// triangulation that is not regular.
+/// box, and otherwise the structure falls back to every pair as candidates; never an error, a
+/// panic or a triangulation that is not regular.
 #[test]
-fn few_particles_are_triangulated_or_refused() {
+fn few_particles_are_triangulated_or_fall_back() {
     let mut rng = ChaCha8Rng::seed_from_u64(21);
-    let (mut built, mut refused) = (0, 0);
+    let (mut built, mut fell_back) = (0, 0);
     for n in 1..=12 {
         for _ in 0..20 {
             let side = 10.0;
@@ -282,17 +282,21 @@ fn few_particles_are_triangulated_or_refused() {
                 SimConfig::default(),
                 LaguerreDelaunay::new(),
             ) {
+                Ok(sim) if sim.structure().fell_back() => {
+                    fell_back += 1;
+                    assert_eq!(sim.structure().triangle_count(), 0);
+                    assert!(sim.structure().edges_with_periods().is_empty());
+                }
                 Ok(sim) => {
                     built += 1;
                     check_against_images(&sim, &format!("{n} particles"));
                 }
-                Err(SimError::Unsupported { .. }) => refused += 1,
                 Err(SimError::Overlap { .. }) => {}
                 Err(e) => panic!("{n} particles: {e}"),
             }
         }
     }
-    assert!(built > 100 && refused > 10, "built {built}, refused {refused}");
+    assert!(built > 100 && fell_back > 10, "built {built}, fell back {fell_back}");
 }
 
 /// Between every two consecutive events of random periodic runs (γ up to 10, φ 0.1–0.8) the

@@ -18,10 +18,11 @@
 //!   evaluate differences of images from their parts (centre and whole periods), so they answer
 //!   alike in every image, and exact ties (lattices) are broken by a symbolic perturbation of
 //!   the weights by particle index, the same in every image. A torus has such a triangulation
-//!   only while no empty power circle spans the box: a state where one does is refused at build,
-//!   and if a flip would join a particle to its own image later (a few particles, or a void as
-//!   wide as the box), the structure falls back to checking every pair, as [`BruteForce`]
-//!   (see [`LaguerreDelaunay::fell_back`]).
+//!   only while no empty power circle spans the box (a few particles, or a void as wide as the
+//!   box): where one does at build, or a flip would join a particle to its own image later, the
+//!   structure falls back to checking every pair, as [`BruteForce`] (see
+//!   [`LaguerreDelaunay::fell_back`]; a rebuild, e.g. by a thermostat step, tries the
+//!   triangulation again).
 //! * **Predicates**: exact orientation and power tests ([`predicates`]).
 //! * **Kinetics**: every interior edge `ab` with triangles `abc` and `bad` carries the
 //!   certificate "d is not inside the power circle of abc" (the paper's Eq. 1, with the CCW
@@ -140,6 +141,11 @@ impl Cover {
     }
 }
 
+/// Particle `i`'s squared speed now.
+fn speed_square(state: &State<2>, i: usize) -> f64 {
+    state.velocity(i).iter().map(|v| v * v).sum()
+}
+
 /// The width of the band of periodic images a construction tries first, in mean spacings.
 const BAND_SPACINGS: f64 = 4.0;
 
@@ -177,6 +183,20 @@ struct Triangle {
     /// The neighbour across the edge opposite each vertex ([`NONE`] outside the bounding
     /// triangle).
     neighbours: [u32; 3],
+}
+
+/// Whether a failed certificate's edge can be flipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flip {
+    Valid,
+    /// The new edge would join a particle to one of its own images (periodic sides: an empty
+    /// power circle spans the box).
+    JoinsImages,
+    /// The quadrilateral is not strictly convex now. In exact arithmetic a certificate of
+    /// disjoint disks fails only on a convex quadrilateral; a disk whose power cell vanishes
+    /// (overlapping its neighbours by rounding, in a collapsing cluster) could make it fail on
+    /// a reflex one, and flipping that would fold the triangulation.
+    NotConvex,
 }
 
 /// [`LaguerreDelaunay::recheck_at`] of a slot whose failure is in the engine's queue (never
@@ -238,6 +258,14 @@ pub struct LaguerreDelaunay {
     rechecks: std::cell::RefCell<std::collections::VecDeque<(f64, u32)>>,
     /// Scratch list of the certificate slots around the particles of a collision.
     star: Vec<u32>,
+    /// The distance whose travel at the rms speed is the re-check horizon.
+    reach: f64,
+    /// Per particle: its squared speed when its trajectory last changed (the rms speed is
+    /// followed as an inelastic system cools).
+    speed_squares: Vec<f64>,
+    /// Updates of `speed_squares` since the horizon was last reconsidered (every `n` updates:
+    /// an `O(1)` share per collision).
+    speed_updates: usize,
     /// Under periodic sides, once a flip would have joined a particle to one of its own images
     /// (an empty power circle spans the box, so the torus has no triangulation): every pair is
     /// a candidate from then on, as [`BruteForce`] lists them.
@@ -256,11 +284,12 @@ impl LaguerreDelaunay {
         if self.fallback.is_some() { 0 } else { self.triangles.len() }
     }
 
-    /// Whether the structure gave up the triangulation (periodic sides only): a flip would have
-    /// joined a particle to one of its own images, which happens only when an empty power circle
-    /// spans the box (a few particles, or a large void). From then on every pair of particles is
-    /// a candidate, as with [`BruteForce`]: collisions stay exact, at `O(n)` per event; the
-    /// edges are then empty and [`is_regular`](Self::is_regular) false.
+    /// Whether the structure gave up the triangulation (periodic sides only): the torus had no
+    /// triangulation at build, or a flip would have joined a particle to one of its own images;
+    /// both happen only when an empty power circle spans the box (a few particles, or a large
+    /// void). Until the next build every pair of particles is a candidate, as with
+    /// [`BruteForce`]: collisions stay exact, at `O(n)` per event; the edges are then empty and
+    /// [`is_regular`](Self::is_regular) false.
     pub fn fell_back(&self) -> bool {
         self.fallback.is_some()
     }
@@ -696,6 +725,20 @@ impl LaguerreDelaunay {
         }
     }
 
+    /// Sums the squared speeds and lengthens the re-check horizon to one reach at the
+    /// rms speed now, if that is more than a tenth longer (not on every fluctuation of an
+    /// elastic system). It never shortens between builds: the pending re-checks are kept in
+    /// order of time by appending (and any horizon is correct, a longer one only solves further
+    /// ahead); an inelastic system only cools, and a thermostat step rebuilds.
+    fn update_horizon(&mut self) {
+        self.speed_updates = 0;
+        let mean = self.speed_squares.iter().sum::<f64>() / self.particles.max(1) as f64;
+        let horizon = if mean > 0.0 { self.reach / mean.sqrt() } else { f64::INFINITY };
+        if horizon > 1.1 * self.horizon {
+            self.horizon = horizon;
+        }
+    }
+
     /// The slot of the earliest pending re-check in the engine's queue (after every edge's).
     fn recheck_slot(&self) -> usize {
         self.recheck_at.len()
@@ -784,24 +827,44 @@ impl LaguerreDelaunay {
         }
     }
 
-    /// Whether flipping the edge opposite local vertex `k` of `t1` leaves every triangle with
-    /// three different particles and three different neighbours (see [`fell_back`]).
-    ///
-    /// [`fell_back`]: Self::fell_back
-    fn flip_keeps_a_torus_triangulation(&self, t1: u32, k: usize) -> bool {
+    /// Whether the edge opposite local vertex `k` of `t1` can be flipped now (see [`Flip`]).
+    fn check_flip(&self, t1: u32, k: usize, state: &State<2>) -> Flip {
         let (v1, n1) = (self.triangles[t1 as usize].vertices, self.triangles[t1 as usize].neighbours);
         let t2 = n1[k];
         let j = self.edge_towards(t2, t1);
         let (v2, n2) = (self.triangles[t2 as usize].vertices, self.triangles[t2 as usize].neighbours);
         // The new triangles (c, a, d) and (d, b, c), their outer neighbours as in `flip`.
         let (c, d) = (v1[k], v2[j]);
+        if c == d {
+            return Flip::JoinsImages;
+        }
         let (across_bc, across_ca) = (n1[(k + 1) % 3], n1[(k + 2) % 3]);
         let (across_ad, across_db) = (n2[(j + 1) % 3], n2[(j + 2) % 3]);
-        c != d
-            && across_ad != across_ca
-            && across_bc != across_db
-            && ![across_ad, across_ca].contains(&t2)
-            && ![across_bc, across_db].contains(&t1)
+        let twice = |x: u32, y: u32| x != NONE && x == y;
+        if twice(across_ad, across_ca)
+            || twice(across_bc, across_db)
+            || [across_ad, across_ca].contains(&t2)
+            || [across_bc, across_db].contains(&t1)
+        {
+            return Flip::NotConvex;
+        }
+        // Both new triangles counter-clockwise: the quadrilateral is strictly convex.
+        let (d, pd) = self.opposite(t1, k).unwrap_or((d, [0; 2]));
+        let p = self.periods_of(t1);
+        let image = |x: u32, periods: [i32; 2]| self.image(x, periods, state);
+        let (ic, ia, ib, id) = (
+            image(c, p[k]),
+            image(v1[(k + 1) % 3], p[(k + 1) % 3]),
+            image(v1[(k + 2) % 3], p[(k + 2) % 3]),
+            image(d, pd),
+        );
+        if orient_images(&ic, &ia, &id, self.period) == Ordering::Greater
+            && orient_images(&id, &ib, &ic, self.period) == Ordering::Greater
+        {
+            Flip::Valid
+        } else {
+            Flip::NotConvex
+        }
     }
 
     /// Gives up the triangulation for [`BruteForce`]'s candidates (see [`fell_back`]): every
@@ -983,7 +1046,17 @@ impl Cdo<2> for LaguerreDelaunay {
             if narrow.is_none() {
                 let cover = Cover::new(state, true, f64::INFINITY);
                 self.triangulate(&cover);
-                self.extract_torus(&cover)?;
+                if self.extract_torus(&cover).is_err() {
+                    // The torus has no triangulation now: every pair is a candidate (a later
+                    // rebuild, e.g. after a thermostat step, tries again).
+                    let mut all = BruteForce::default();
+                    all.build(state, certificates)?;
+                    self.fallback = Some(all);
+                    self.triangles.clear();
+                    self.offsets.clear();
+                    self.rechecks.get_mut().clear();
+                    return Ok(());
+                }
             }
         } else {
             let cover = Cover::new(state, false, 0.0);
@@ -994,13 +1067,12 @@ impl Cdo<2> for LaguerreDelaunay {
         // by a collision of one of their four particles before then, so a longer horizon only
         // makes fewer edges pass the cheap test), at most a spacing's travel in dilute systems.
         let area = lx * ly;
-        let mean_square: f64 =
-            (0..n).map(|i| state.velocity(i).iter().map(|v| v * v).sum::<f64>()).sum::<f64>()
-                / n.max(1) as f64;
         let free_path = mean_free_path(n, area, (0..n).map(|i| state.radius(i)));
         let most = HORIZON_SPACINGS * spacing;
-        let reach = most.min((most * free_path).sqrt());
-        self.horizon = if mean_square > 0.0 { reach / mean_square.sqrt() } else { f64::INFINITY };
+        self.reach = most.min((most * free_path).sqrt());
+        self.speed_squares = (0..n).map(|i| speed_square(state, i)).collect();
+        self.horizon = 0.0;
+        self.update_horizon();
         self.recheck_at = vec![std::cell::Cell::new(f64::INFINITY); self.certificate_slots(n) - 1];
         self.rechecks.get_mut().clear();
         for t in 0..self.triangles.len() as u32 {
@@ -1055,6 +1127,13 @@ impl Cdo<2> for LaguerreDelaunay {
             }
             return;
         }
+        for &i in involved {
+            self.speed_squares[i] = speed_square(state, i);
+        }
+        self.speed_updates += involved.len();
+        if self.speed_updates >= self.particles {
+            self.update_horizon();
+        }
         // Every edge whose quadrilateral contains a moved particle, once: per triangle around
         // it, the edge opposite it (its link) and the spoke to the next vertex (each spoke is
         // shared by two consecutive triangles). Two colliding particles are neighbours, so
@@ -1096,9 +1175,18 @@ impl Cdo<2> for LaguerreDelaunay {
             }
             return None;
         }
-        if !self.offsets.is_empty() && !self.flip_keeps_a_torus_triangulation((slot / 3) as u32, slot % 3) {
-            self.fall_back(state, certificates, new_pairs);
-            return Some(0);
+        match self.check_flip((slot / 3) as u32, slot % 3, state) {
+            Flip::Valid => {}
+            Flip::JoinsImages => {
+                self.fall_back(state, certificates, new_pairs);
+                return Some(0);
+            }
+            Flip::NotConvex => {
+                // Only rounding gets here (see `Flip::NotConvex`): leave the edge, and its
+                // certificate off until a particle of the quadrilateral changes trajectory.
+                self.clear_slot(slot, certificates);
+                return None;
+            }
         }
         let (t1, t2, c, d) = self.flip((slot / 3) as u32, slot % 3);
         // t1 = (c, a, d), t2 = (d, b, c): the new edge c-d (opposite a in t1) and the four
@@ -1124,6 +1212,7 @@ impl Cdo<2> for LaguerreDelaunay {
             + self.triangles.capacity() * std::mem::size_of::<Triangle>()
             + self.offsets.capacity() * std::mem::size_of::<[[i32; 2]; 3]>()
             + self.incident.capacity() * 4
+            + self.speed_squares.capacity() * 8
             + self.recheck_at.capacity() * 8
             + self.rechecks.borrow().capacity() * 16
             + (self.stack.capacity() + self.star.capacity()) * 8

@@ -31,6 +31,10 @@ impl Image {
     }
 }
 
+/// The smallest positive `f64` (subnormal): the absolute rounding error of a result below the
+/// normal range is at most half of it.
+const TINY: f64 = f64::from_bits(1);
+
 /// `p − origin` per axis, with a magnitude `m ≥ |p − origin|` that bounds its rounding error
 /// by `3 ε m`: the difference of the bases and the whole periods are each rounded once
 /// (relative to themselves), their sum once more.
@@ -57,8 +61,11 @@ pub(crate) fn orient_images(a: &Image, b: &Image, c: &Image, period: [f64; 2]) -
     let [(cx, mcx), (cy, mcy)] = relative(c, a, period);
     let det = bx * cy - by * cx;
     // Entries off by at most 3 ε of their magnitudes; the products and the difference add a
-    // few ε more: 16 ε of the magnitudes' permanent covers it all.
-    let bound = 16.0 * f64::EPSILON * (mbx * mcy + mby * mcx);
+    // few ε more: 16 ε of the magnitudes' permanent covers it all. Where a product or a
+    // multiple of a period falls below the normal range, its error is absolute instead (up to
+    // half the smallest subnormal), carried through the other factor: the second term.
+    let largest = mbx.max(mby).max(mcx).max(mcy);
+    let bound = 16.0 * f64::EPSILON * (mbx * mcy + mby * mcx) + 8.0 * TINY * (1.0 + largest);
     if det > bound {
         Ordering::Greater
     } else if det < -bound {
@@ -103,7 +110,10 @@ pub(crate) fn power_test_images(a: &Image, b: &Image, c: &Image, d: &Image, peri
     // them all with room to spare.
     let permanent =
         max * (mby * mcw + mbw * mcy) + may * (mbx * mcw + mbw * mcx) + maw * (mbx * mcy + mby * mcx);
-    let bound = 128.0 * f64::EPSILON * permanent;
+    // Below the normal range the errors are absolute (see `orient_images`), carried through up
+    // to three other factors.
+    let largest = [max, may, maw, mbx, mby, mbw, mcx, mcy, mcw].into_iter().fold(0.0, f64::max);
+    let bound = 128.0 * f64::EPSILON * permanent + 256.0 * TINY * (1.0 + largest).powi(3);
     if det > bound {
         Ordering::Greater
     } else if det < -bound {
@@ -341,6 +351,29 @@ mod tests {
                 assert_eq!(orient_images(&a2, &b2, &d2, period), turn);
             }
         }
+    }
+
+    /// Inputs so small that products fall below the normal range, where rounding errors are
+    /// absolute: the filters must defer to exact arithmetic (found by an independent review:
+    /// without the absolute terms both answered `Less`).
+    #[test]
+    // The reproducer's values, exactly as printed.
+    #[allow(clippy::unreadable_literal)]
+    fn the_filters_account_for_underflow() {
+        let image = |base: [f64; 2], radius: f64, periods: [i32; 2]| Image { base, radius, periods };
+        let a = image([-8.548782080211103e-157, 9.282294537782099e-157], 0.0, [2, -3]);
+        let b = image([-3.18131165194185e-157, 6.61306157595119e-157], 0.0, [-3, -1]);
+        let c = image([-6.289923825150868e-156, -6.977884624902217e-156], 1.4226407679266713e-157, [3, 3]);
+        let period = [9.665231780778865e-157, 1.9462257434408558e-156];
+        assert_eq!(Exact::new(&[&a, &b, &c], period).orient(), Ordering::Greater);
+        assert_eq!(orient_images(&a, &b, &c, period), Ordering::Greater);
+        let a = image([-1.9101463207165307e-80, -5.786068395176557e-81], 0.0, [-3, 2]);
+        let b = image([-1.3484110902290548e-79, 8.481462870162135e-80], 0.0, [0, 2]);
+        let c = image([1.3110345381873436e-80, 1.3266304820869265e-79], 0.0, [-3, 1]);
+        let d = image([-1.7414609687949457e-79, -8.531565329571224e-80], 0.0, [-2, 3]);
+        let period = [2.0543119226767405e-80, 2.4955127655600832e-79];
+        assert_eq!(Exact::new(&[&a, &b, &c, &d], period).power_test(), Ordering::Greater);
+        assert_eq!(power_test_images(&a, &b, &c, &d, period), Ordering::Greater);
     }
 
     /// The perturbed power test equals the exact test with the smallest id's weight actually
