@@ -8,9 +8,9 @@
 //! 1. **Table 1 measured**: the paper's criteria A–G per structure (brute force, regular
 //!    subdivision, spatial tree, segment trees, neighbour lists) as functions of `n`, the packing
 //!    fraction `φ` and the diameter ratio `γ` (Assumption 1), in 2D and 3D periodic boxes, plus
-//!    collisions per second from a second run without per-event timing; and again on walled 2D
-//!    boxes with the Laguerre–Delaunay triangulation (§3.1, which needs walls on every side) beside
-//!    every other structure on the same states, with its certificate re-checks per collision.
+//!    collisions per second from a second run without per-event timing, the Laguerre–Delaunay
+//!    triangulation (§3.1) among them in 2D; and again on walled 2D boxes, every structure on the
+//!    same states, with the triangulation's certificate re-checks per collision.
 //! 2. **Laguerre–Delaunay**: topological events per collision against `φ` from 0.1 to 0.8 on the
 //!    walled states (table and plot), and the issue's targets: fewer than one topological event
 //!    per collision at `φ ≥ 0.6`, at least a third of the subdivision's collisions per second at
@@ -24,8 +24,8 @@
 //!    of state (2D).
 //! 5. **Conservation**: energy and momentum drift of a long elastic run, and the deepest overlap.
 //! 6. **Agreement**: every structure runs the same number of collisions from the same state; the
-//!    collision rate and `Z` must agree within their error bars (the Laguerre–Delaunay structure
-//!    on a walled 2D state).
+//!    collision rate and `Z` must agree within their error bars (in 2D periodic
+//!    and walled boxes).
 //! 7. **Conclusions**: the paper's conclusions 1–5, confirmed or refuted in words generated from
 //!    the measured values.
 //!
@@ -121,7 +121,8 @@ enum Structure {
     SpatialTree,
     SegmentTrees,
     NeighbourLists,
-    /// The dynamic generalized Delaunay triangulation in Laguerre geometry (§3.1): 2D, walls only.
+    /// The dynamic generalized Delaunay triangulation in Laguerre geometry (§3.1): 2D, walls or
+    /// periodic sides.
     Delaunay,
 }
 
@@ -166,8 +167,8 @@ impl Structure {
 
     /// Whether the structure runs in `dimension` with these boundaries (the triangulation lives
     /// in the plane and cannot wrap around a periodic side).
-    fn supports(self, dimension: usize, walls: bool) -> bool {
-        self != Self::Delaunay || (dimension == 2 && walls)
+    fn supports(self, dimension: usize, _walls: bool) -> bool {
+        self != Self::Delaunay || dimension == 2
     }
 }
 
@@ -1127,9 +1128,10 @@ fn add_table_section(report: &mut Report, plan: &Plan, rows: &[TableRow], dimens
     let section = report.section(heading);
     if walls {
         section.paragraph(format!(
-            "The dynamic generalized Delaunay triangulation in Laguerre geometry (§3.1, `LaguerreDelaunay`) needs \
-             walls on every side, so it runs on boxes with reflecting walls of the same side as the periodic box of \
-             that n, φ and γ, and every other structure runs on the same states for a like-for-like comparison. The \
+            "The dynamic generalized Delaunay triangulation in Laguerre geometry (§3.1, `LaguerreDelaunay`) in \
+             boxes with reflecting walls of the same side as the periodic box of that n, φ and γ (its bounding \
+             triangle far outside, where the periodic version triangulates the torus), every other structure on \
+             the same states for a like-for-like comparison. The \
              states: n = {} × γ = {} × φ = {}, the packing-fraction sweep (n = {}, γ = 1, φ = {}) and the speed \
              comparison's states; {} collisions per particle measured ({} for segment trees, {} for brute force). \
              Walls exclude a layer of half a diameter from the centres, so the accessible \
@@ -2450,8 +2452,8 @@ fn add_agreement_section(report: &mut Report, plan: &Plan, rows: &[AgreementRow]
         .section("Agreement between structures")
         .paragraph(format!(
             "From one relaxed state per box ({} monodisperse particles; {} collisions per particle of \
-             relaxation; periodic in 3D and 2D, and a 2D box with walls on every side for the Laguerre–Delaunay \
-             triangulation, which cannot run on a periodic one), every structure runs the same {} collisions in \
+             relaxation; periodic in 3D and 2D, and a 2D box with walls on every side), every structure runs the \
+             same {} collisions in \
              {BLOCKS} blocks; the table gives the block \
              means with their standard errors, and the differences from brute force (the reference, which \
              checks every pair) in combined error bars. The runs start identical and part ways only through \
@@ -2575,7 +2577,8 @@ fn add_winners_table(report: &mut Report, rows: &[TableRow]) {
     }
     let delaunay_text = if delaunay_states > 0 {
         format!(
-            " On the walled 2D states the Laguerre–Delaunay triangulation is the fastest in {delaunay_first} of \
+            " On the 2D states (periodic and walled) the Laguerre–Delaunay triangulation is the fastest in \
+             {delaunay_first} of \
              {delaunay_states}; its best rank is {}.",
             delaunay_ranks.iter().min().copied().unwrap_or(0)
         )
@@ -2873,7 +2876,7 @@ fn conclusion_memory(rows: &[TableRow]) -> String {
     let states = table_states(rows);
     let mut subdivision_most = 0;
     let mut compared = 0;
-    let (mut walled_most, mut walled_compared) = (0, 0);
+    let (mut planar_most, mut planar_compared) = (0, 0);
     for &(dimension, state) in &states {
         let paper: Vec<&TableRow> =
             Structure::PAPER.iter().filter_map(|&s| row_of(rows, dimension, state, s)).collect();
@@ -2886,10 +2889,10 @@ fn conclusion_memory(rows: &[TableRow]) -> String {
         if most.structure == Structure::Subdivision {
             subdivision_most += 1;
         }
-        if state.walls {
-            walled_compared += 1;
+        if dimension == 2 {
+            planar_compared += 1;
             if most.structure == Structure::Subdivision {
-                walled_most += 1;
+                planar_most += 1;
             }
         }
     }
@@ -2931,10 +2934,10 @@ fn conclusion_memory(rows: &[TableRow]) -> String {
         String::new()
     } else {
         format!(
-            " On the walled 2D states, where the triangulation joins them, the subdivision holds the most of the \
-             paper's four in {walled_most} of {walled_compared}; the triangulation itself holds {}–{} B per \
-             particle (about 2n triangles of three vertices and three neighbours, and one incident triangle per \
-             vertex), whatever φ and γ.",
+            " On the 2D states (periodic and walled), where the triangulation joins them, the subdivision holds \
+             the most of the paper's four in {planar_most} of {planar_compared}; the triangulation itself holds {}–{} B per \
+             particle (about 2n triangles of three vertices and three neighbours, under periodic sides also the \
+             periods of each vertex, and one incident triangle per vertex), whatever φ and γ.",
             significant(delaunay.iter().copied().fold(f64::INFINITY, f64::min), 3),
             significant(delaunay.iter().copied().fold(0.0, f64::max), 3),
         )
@@ -2946,7 +2949,7 @@ fn conclusion_memory(rows: &[TableRow]) -> String {
     };
     format!(
         "**2. The regular subdivision is the most space-consuming.** {verdict}: of the paper's structures (three in \
-         the periodic boxes, four with the triangulation in the walled ones) the subdivision holds the most memory \
+         3D, four with the triangulation in 2D) the subdivision holds the most memory \
          per particle in {subdivision_most} of {compared} states. Its `k^d` cells cost memory even when empty, and \
          their number per particle grows as 1/φ at fixed n, so the conclusion must hold at low enough density; the \
          measured states show where that starts.{example}{delaunay_text} The neighbour lists (not in the paper) \
@@ -3287,7 +3290,8 @@ fn conclusion_advance_knowledge() -> String {
      every cell of it (capped at `MAX_DENSE_CELLS`, coarser beyond) where the spatial tree allocates only occupied \
      ones. The segment trees need neither quantity; the neighbour lists need a shell thickness, by default a \
      fraction of the largest diameter; the Laguerre–Delaunay triangulation needs no particle size but does use \
-     the box (its bounding triangle is placed 20 box sizes out, and the box must have walls). Every structure is \
+     the box (with walls its bounding triangle is placed 20 box sizes out; with periodic sides it triangulates 3 × 3 \
+     images of the box once, at build). Every structure is \
      built from the whole state, so the engine always knows both quantities; the conclusion holds for the \
      subdivision as stated, and here for the spatial tree too."
         .to_owned()
@@ -3323,10 +3327,10 @@ fn add_conclusions(report: &mut Report, plan: &Plan, rows: &[TableRow], versus: 
 const INTRODUCTION: &str = "Event-driven molecular dynamics of hard disks (2D) and spheres (3D) with the collision-detection \
      structures of Gavrilova et al. (regular subdivision §3.2, regular spatial tree §3.3, set of segment trees \
      §3.4), brute force as the reference and neighbour lists beyond the paper; in 2D also the dynamic \
-     generalized Delaunay triangulation in Laguerre geometry (§3.1, `LaguerreDelaunay`), which needs walls \
-     on every side and so runs, beside every other structure, on walled 2D states. Units: kT = 1, every \
-     mass 1, the largest diameter 1 (radii uniform in [0.5/γ, 0.5], γ the diameter ratio of Assumption 1). \
-     Periodic squares and cubes, and walled squares for the triangulation; states up to φ = 0.3 (3D) or \
+     generalized Delaunay triangulation in Laguerre geometry (§3.1, `LaguerreDelaunay`), on periodic squares \
+     (the triangulation of the torus) and, beside every other structure, on walled 2D states. Units: kT = 1, \
+     every mass 1, the largest diameter 1 (radii uniform in [0.5/γ, 0.5], γ the diameter ratio of \
+     Assumption 1). Periodic squares and cubes, and walled squares; states up to φ = 0.3 (3D) or \
      0.45 (2D) by random sequential addition and a relaxation run, denser ones by Lubachevsky–Stillinger \
      growth (`init::dense_packing`). Fixed seeds; one thread.";
 

@@ -22,7 +22,7 @@
 //!    unchanged: it agrees with the run without horizon while trajectories cannot have diverged
 //!    by rounding, and stays in lock-step with the brute-force oracle for the whole run; no event
 //!    is ever pending more than the horizon ahead of the clock.
-//! 6. The Laguerre–Delaunay triangulation: periodic boxes give `SimError::Unsupported`, random
+//! 6. The Laguerre–Delaunay triangulation: mixed boxes give `SimError::Unsupported`, random
 //!    bad input an applicable typed error, and degenerate inputs (one or two particles, a
 //!    collinear row, a co-circular ring, huge boxes) work in lock-step with the oracle.
 //! 7. Determinism and degenerate states: identical runs and clones give identical sequences;
