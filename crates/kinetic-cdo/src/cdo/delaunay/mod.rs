@@ -290,6 +290,21 @@ impl LaguerreDelaunay {
     /// void). Until the next build every pair of particles is a candidate, as with
     /// [`BruteForce`]: collisions stay exact, at `O(n)` per event; the edges are then empty and
     /// [`is_regular`](Self::is_regular) false.
+    ///
+    /// ```
+    /// use kinetic_cdo::{LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
+    /// // Two disks in a periodic box: every triangle would join a disk to its own image.
+    /// let particles = vec![
+    ///     Particle::new([2.0, 2.0], [1.0, 0.5], 0.5, 1.0),
+    ///     Particle::new([7.0, 6.0], [-0.5, 1.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+    /// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new()).unwrap();
+    /// assert!(sim.structure().fell_back());
+    /// assert!(sim.structure().edges().is_empty());
+    /// // Collisions are still found (through periodic images too).
+    /// assert!(sim.next_collision().is_some());
+    /// ```
     pub fn fell_back(&self) -> bool {
         self.fallback.is_some()
     }
