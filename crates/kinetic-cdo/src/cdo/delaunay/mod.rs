@@ -918,7 +918,8 @@ impl LaguerreDelaunay {
     /// neighbours in the images. Every triangle touching the central copy must lie among the
     /// images (not reach the bounding triangle), have three distinct particles and its
     /// neighbours' translates kept: a box so sparse that an empty power circle spans it fails
-    /// this, with an error.
+    /// this, with an error (on which the build falls back to every pair), and so may a band of
+    /// images too narrow (on which the build takes all of them).
     fn extract_torus(&mut self, cover: &Cover) -> Result<(), SimError> {
         let n = self.particles;
         let too_sparse = SimError::Unsupported {
