@@ -51,6 +51,17 @@ fn random_system(n: usize, gamma: f64, phi: f64, seed: u64) -> System {
     (particles, [side, side])
 }
 
+/// `n` disks of radius `radius` at uniformly random places in a square of side `side`, with
+/// random velocities in `[−1, 1]²` (they may overlap: the simulation then refuses them).
+fn scattered(rng: &mut ChaCha8Rng, n: usize, side: f64, radius: f64) -> Vec<Particle<2>> {
+    (0..n)
+        .map(|_| {
+            let x = [rng.random_range(0.0..side), rng.random_range(0.0..side)];
+            Particle::new(x, [rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)], radius, 1.0)
+        })
+        .collect()
+}
+
 /// The whole periods that bring `x` into `[0, l)`.
 fn home(x: [f64; 2], l: [f64; 2]) -> [i32; 2] {
     [0, 1].map(|a| -(x[a] / l[a]).floor() as i32)
@@ -270,12 +281,7 @@ fn few_particles_are_triangulated_or_fall_back() {
     for n in 1..=12 {
         for _ in 0..20 {
             let side = 10.0;
-            let particles: Vec<Particle<2>> = (0..n)
-                .map(|_| {
-                    let x = [rng.random_range(0.0..side), rng.random_range(0.0..side)];
-                    Particle::new(x, [rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)], 0.05, 1.0)
-                })
-                .collect();
+            let particles = scattered(&mut rng, n, side, 0.05);
             match Simulation::new(
                 particles,
                 SimBox::periodic([side; 2]).unwrap(),
@@ -359,12 +365,7 @@ fn few_particles_run_or_fall_back() {
     for n in 3..=10 {
         for trial in 0..20 {
             let side = 10.0;
-            let particles: Vec<Particle<2>> = (0..n)
-                .map(|_| {
-                    let x = [rng.random_range(0.0..side), rng.random_range(0.0..side)];
-                    Particle::new(x, [rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)], 0.3, 1.0)
-                })
-                .collect();
+            let particles = scattered(&mut rng, n, side, 0.3);
             let Ok(mut sim) = Simulation::new(
                 particles,
                 SimBox::periodic([side; 2]).unwrap(),
