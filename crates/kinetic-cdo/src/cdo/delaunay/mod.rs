@@ -192,10 +192,11 @@ enum Flip {
     /// The new edge would join a particle to one of its own images (periodic sides: an empty
     /// power circle spans the box).
     JoinsImages,
-    /// The quadrilateral is not strictly convex now. In exact arithmetic a certificate of
-    /// disjoint disks fails only on a convex quadrilateral; a disk whose power cell vanishes
-    /// (overlapping its neighbours by rounding, in a collapsing cluster) could make it fail on
-    /// a reflex one, and flipping that would fold the triangulation.
+    /// The quadrilateral is not strictly convex now. A certificate of disjoint disks that
+    /// fails at its true time fails on a convex quadrilateral; one that failed at the wrong
+    /// time could fail on a reflex one, and flipping that would fold the triangulation. A
+    /// guard: root isolation that dropped small high-order coefficients once made cooling
+    /// gases reach it thousands of times; since that was fixed, no test or stress run has.
     NotConvex,
 }
 
@@ -1198,8 +1199,9 @@ impl Cdo<2> for LaguerreDelaunay {
                 return Some(0);
             }
             Flip::NotConvex => {
-                // Only rounding gets here (see `Flip::NotConvex`): leave the edge, and its
-                // certificate off until a particle of the quadrilateral changes trajectory.
+                // Only a certificate failing at the wrong time gets here (see
+                // `Flip::NotConvex`): leave the edge, and its certificate off until a particle
+                // of the quadrilateral changes trajectory.
                 self.clear_slot(slot, certificates);
                 return None;
             }

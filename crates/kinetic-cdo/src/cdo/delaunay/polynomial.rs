@@ -133,15 +133,14 @@ pub(crate) fn eval(p: &[f64], t: f64) -> f64 {
     p.iter().rev().fold(0.0, |acc, &c| acc * t + c)
 }
 
-/// The number of coefficients up to the last one that is not negligible (relative to the
-/// largest).
+/// The number of coefficients up to the last one that is not zero.
+///
+/// Nothing smaller is dropped: how much a coefficient matters depends on the powers of `τ`
+/// it is multiplied by, not on its size next to the others (a quartic term of 10⁻¹⁴ against
+/// a constant of 5 is worth 0.01 at τ = 1 000). Rounding-level coefficients are set to 0
+/// beforehand by [`without_noise`], from their own magnitudes.
 fn degree_len(p: &[f64]) -> usize {
-    let scale = p.iter().fold(0.0f64, |m, c| m.max(c.abs()));
-    let mut len = p.len();
-    while len > 0 && p[len - 1].abs() <= 1e-14 * scale {
-        len -= 1;
-    }
-    len
+    p.iter().rposition(|&c| c != 0.0).map_or(0, |last| last + 1)
 }
 
 /// `p'` (as many coefficients as `p`, the last one 0).
@@ -154,8 +153,13 @@ fn derivative(p: &[f64; 5], len: usize) -> [f64; 5] {
 }
 
 /// The root of `p` in `[lo, hi]`, where `p` is monotone with a sign change: Newton steps kept
-/// inside a shrinking bracket, bisection when a step would leave it (as in `rtsafe`).
+/// inside a shrinking bracket, bisection when a step would leave it or shrinks too slowly (as
+/// in `rtsafe`). Far from the root, Newton's steps on a cubic shrink by only a third each, and
+/// a bracket many orders of magnitude wider than the root (a small root next to large ones)
+/// would take hundreds of them.
 fn bracketed_root(p: &[f64], lo: f64, hi: f64) -> f64 {
+    // Enough halvings to narrow any bracket of doubles to its last bits.
+    const MAX_STEPS: usize = 2_200;
     let mut slope_coefficients = [0.0; 4];
     for k in 1..p.len() {
         slope_coefficients[k - 1] = k as f64 * p[k];
@@ -164,7 +168,9 @@ fn bracketed_root(p: &[f64], lo: f64, hi: f64) -> f64 {
     let rising = eval(p, hi) > eval(p, lo);
     let (mut lo, mut hi) = (lo, hi);
     let mut x = 0.5 * (lo + hi);
-    for _ in 0..100 {
+    // The last two step lengths: a Newton step must be under half the one before the last.
+    let (mut step, mut step_before) = (hi - lo, hi - lo);
+    for _ in 0..MAX_STEPS {
         let value = eval(p, x);
         if value == 0.0 {
             return x;
@@ -176,13 +182,16 @@ fn bracketed_root(p: &[f64], lo: f64, hi: f64) -> f64 {
         }
         let slope = eval(d, x);
         let newton = x - value / slope;
-        if slope != 0.0 && newton > lo && newton < hi {
+        let newton_step = (newton - x).abs();
+        if slope != 0.0 && newton > lo && newton < hi && newton_step < 0.5 * step_before {
             // Converged when the step is at the last bits of x.
-            if (newton - x).abs() <= 2.0 * f64::EPSILON * x.abs().max(f64::MIN_POSITIVE) {
+            if newton_step <= 2.0 * f64::EPSILON * x.abs().max(f64::MIN_POSITIVE) {
                 return newton;
             }
+            (step_before, step) = (step, newton_step);
             x = newton;
         } else {
+            (step_before, step) = (step, 0.5 * (hi - lo));
             x = 0.5 * (lo + hi);
         }
         if hi - lo <= 4.0 * f64::EPSILON * hi.abs().max(lo.abs()) {
@@ -190,6 +199,54 @@ fn bracketed_root(p: &[f64], lo: f64, hi: f64) -> f64 {
         }
     }
     x
+}
+
+/// The exponent `e` with `|x| < 2^(e + 1)` (`x` finite and not 0; subnormals get the
+/// smallest normal exponent, still an upper bound).
+#[inline]
+fn exponent_above(x: f64) -> i32 {
+    ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023
+}
+
+/// A power of two at or above every root's absolute value: Fujiwara's bound, twice the largest
+/// `|p_k / lead|^(1 / (n − k))` (the constant term halved first), with each ratio rounded up to
+/// a power of two from the exponents alone (no division, no `powf`: it is at most 4 times
+/// Fujiwara's). Unlike Cauchy's `1 + max |p_k / lead|`, it scales with the roots when time is
+/// measured in other units. `None` if it would leave the range where the rescaled
+/// coefficients of [`first_failure`] stay normal numbers.
+fn root_bound_unit(p: &[f64]) -> Option<f64> {
+    let n = p.len() - 1;
+    // The ratios below need |lead| ≥ 2^e_lead: a normal number.
+    if !p[n].is_normal() {
+        return None;
+    }
+    let lead = exponent_above(p[n]);
+    let mut largest = i32::MIN;
+    for (k, &c) in p[..n].iter().enumerate() {
+        if c != 0.0 {
+            // |c / lead| < 2^(e_c + 1 − e_lead), its (n − k)-th root below 2^⌈(e_c + 1 − e_lead) / (n − k)⌉.
+            let ratio = exponent_above(c) + 1 - lead - i32::from(k == 0);
+            let root =
+                ratio.div_euclid(n as i32 - k as i32) + i32::from(ratio.rem_euclid(n as i32 - k as i32) != 0);
+            largest = largest.max(root);
+        }
+    }
+    // All of p's lower coefficients zero: every root is 0 (the caller has handled that).
+    let exponent = largest.checked_add(1)?;
+    // Kept where 2^(4e) and its inverse are normal numbers.
+    if !(-250..=250).contains(&exponent) {
+        return None;
+    }
+    let unit = f64::from_bits(((exponent + 1023) as u64) << 52);
+    let mut power = 1.0;
+    for &c in p {
+        let scaled = c * power;
+        if c != 0.0 && !(scaled.is_finite() && scaled.abs() >= f64::MIN_POSITIVE) {
+            return None;
+        }
+        power *= unit;
+    }
+    Some(unit)
 }
 
 /// The sorted real roots of `p` (with `len` significant coefficients) in `(lo, hi)`, at most
@@ -231,21 +288,22 @@ fn roots_between(p: &[f64; 5], len: usize, lo: f64, hi: f64) -> ([f64; 4], usize
 /// positive, or `INFINITY` if it does not fail by `limit`. `now_invalid` is the exact sign test
 /// at `τ = 0`: when it says the certificate already fails and the polynomial is not
 /// decreasing, the event is now; when it says valid, a rounding-positive constant term is read
-/// as 0.
+/// as 0. Coefficients at rounding level must have been set to 0 ([`without_noise`]): every
+/// other one is taken as it is.
 pub(crate) fn first_failure(p: &Quartic, now_invalid: bool, limit: f64) -> f64 {
     let mut p = *p;
-    let scale = p.iter().fold(0.0f64, |m, c| m.max(c.abs()));
-    if scale == 0.0 {
-        return f64::INFINITY;
-    }
-    // The sign just after τ = 0 beyond the constant term: the first significant derivative.
-    let rising = p[1..].iter().find(|c| c.abs() > 1e-14 * scale).is_some_and(|&c| c > 0.0);
+    // The sign just after τ = 0 beyond the constant term: the first derivative that is not 0.
+    let rising = p[1..].iter().find(|&&c| c != 0.0).map(|&c| c > 0.0);
     if now_invalid {
-        if rising || p[1..].iter().all(|c| c.abs() <= 1e-14 * scale) {
+        if rising != Some(false) {
             return 0.0;
         }
     } else if p[0] > 0.0 {
         p[0] = 0.0;
+    }
+    if p[0] == 0.0 && rising == Some(true) {
+        // Co-circular now and failing right after.
+        return 0.0;
     }
     let len = degree_len(&p);
     if len <= 1 {
@@ -256,9 +314,22 @@ pub(crate) fn first_failure(p: &Quartic, now_invalid: bool, limit: f64) -> f64 {
     if p[..len].iter().all(|&c| c <= 0.0) {
         return f64::INFINITY;
     }
-    // Cauchy's bound on the roots, or the caller's limit if nearer.
-    let lead = p[len - 1];
-    let bound = (1.0 + p[..len - 1].iter().fold(0.0f64, |m, c| m.max((c / lead).abs()))).min(limit);
+    // Measured in units of a bound on the roots (a power of two: the rescaling is exact),
+    // each coefficient is the size of its term over the interval searched, so the root
+    // isolation's arithmetic (Newton steps, brackets at the last bits) works on numbers of
+    // comparable size whatever the time scale of the motion.
+    let (unit, bound) = if let Some(unit) = root_bound_unit(&p[..len]) {
+        (unit, (limit / unit).min(1.0))
+    } else {
+        // Out of range (not met with physical inputs): τ itself, up to Cauchy's bound.
+        let lead = p[len - 1];
+        (1.0, (1.0 + p[..len - 1].iter().fold(0.0f64, |m, c| m.max((c / lead).abs()))).min(limit))
+    };
+    let mut power = 1.0;
+    for c in &mut p[..len] {
+        *c *= power;
+        power *= unit;
+    }
     let d = derivative(&p, len);
     let (critical, m) = roots_between(&d, degree_len(&d[..len - 1]), 0.0, bound);
     let mut left = 0.0;
@@ -266,7 +337,8 @@ pub(crate) fn first_failure(p: &Quartic, now_invalid: bool, limit: f64) -> f64 {
         let right = if k < m { critical[k] } else { bound };
         let (a, b) = (eval(&p[..len], left), eval(&p[..len], right));
         if a <= 0.0 && b > 0.0 {
-            return if a == 0.0 && left > 0.0 { left } else { bracketed_root(&p[..len], left, right) };
+            let root = if a == 0.0 && left > 0.0 { left } else { bracketed_root(&p[..len], left, right) };
+            return root * unit;
         }
         left = right;
     }
@@ -328,8 +400,11 @@ fn no_sign_change_before(p: &Quartic, limit: f64) -> bool {
     }
     let mut last = 0.0f64;
     for c in q {
-        // Higher coefficients at rounding level carry no sign.
-        if c.abs() <= 1e-12 * magnitude {
+        // However small, a coefficient of the other sign may bring a root: a tiny last one
+        // is p(limit) itself, at the end of the interval. Only exact zeros are skipped; when
+        // rounding is what changes the sign, the caller's root isolation on the cleaned
+        // polynomial decides.
+        if c == 0.0 {
             continue;
         }
         if last != 0.0 && (c > 0.0) != (last > 0.0) {
@@ -353,6 +428,119 @@ mod tests {
         assert!((first_failure(&p, true, f64::INFINITY) - 2.0).abs() < 1e-12);
         // Not by 1.5.
         assert!(first_failure(&p, true, 1.5).is_infinite());
+    }
+
+    /// The first upward crossing of `p` on `[0, limit]` by a scan of a fine grid and bisection
+    /// (the test's own oracle, for polynomials whose roots are well apart).
+    fn first_crossing_by_scan(p: &Quartic, limit: f64) -> f64 {
+        let steps = 100_000;
+        let mut left = 0.0;
+        for i in 1..=steps {
+            let right = limit * f64::from(i) / f64::from(steps);
+            if eval(p, left) <= 0.0 && eval(p, right) > 0.0 {
+                let (mut lo, mut hi) = (left, right);
+                for _ in 0..200 {
+                    let mid = 0.5 * (lo + hi);
+                    if eval(p, mid) > 0.0 { hi = mid } else { lo = mid }
+                }
+                return hi;
+            }
+            left = right;
+        }
+        f64::INFINITY
+    }
+
+    /// A cooling gas's certificate, as recorded: the constant term −5.3 and the quartic one
+    /// −1.4·10⁻¹⁴, whose term is still −0.02 at the root near τ = 1 076. The root isolation
+    /// used to drop coefficients below 10⁻¹⁴ of the largest, and found the root at 1 072.6: a
+    /// flip three time units early, and then missed collisions.
+    #[test]
+    // The recorded coefficients, exactly as printed.
+    #[allow(clippy::unreadable_literal)]
+    fn a_small_high_coefficient_counts_far_away() {
+        let p = [
+            -5.332965967186382,
+            0.0035264988276837977,
+            1.3850813776744398e-6,
+            -3.506631600070534e-11,
+            -1.406406239473453e-14,
+        ];
+        let horizon = 1254.4643711031008;
+        let expected = first_crossing_by_scan(&p, horizon);
+        assert!((1075.0..1076.0).contains(&expected), "{expected}");
+        let found = first_failure(&p, false, horizon);
+        assert!((found - expected).abs() <= 1e-9 * expected, "{found} vs {expected}");
+    }
+
+    /// Quartics −c (τ − a)(τ − b)((τ − m)² + q²), valid now and first failing at `a`, with
+    /// every length of time from 10⁻⁶ to 10⁸, every overall size, and the complex roots near
+    /// or far: the root is found to within rounding, with and without a horizon, and never
+    /// when the horizon ends before it.
+    #[test]
+    fn roots_are_found_at_every_time_scale() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..5_000 {
+            let scale = 10f64.powf(next() * 14.0 - 6.0);
+            let size = 10f64.powf(next() * 20.0 - 10.0);
+            let a = scale * (0.1 + next());
+            let b = a * (1.5 + 2.0 * next());
+            // The complex pair near the real roots, or up to 10⁸ times farther (a bracket
+            // far wider than the root it holds).
+            let far = 10f64.powf(if next() < 0.5 { 0.0 } else { next() * 8.0 });
+            let (m, q) = (far * scale * (4.0 * next() - 2.0), far * scale * (0.1 + 2.0 * next()));
+            // Expanded from the roots: (τ² − (a + b) τ + a b)(τ² − 2 m τ + m² + q²).
+            let (s1, p1) = (a + b, a * b);
+            let (s2, p2) = (2.0 * m, m * m + q * q);
+            let p: Quartic =
+                [p1 * p2, -(s1 * p2 + p1 * s2), p2 + s1 * s2 + p1, -(s1 + s2), 1.0].map(|c| -size * c);
+            for limit in [f64::INFINITY, 2.0 * b] {
+                let found = first_failure(&p, false, limit);
+                assert!((found - a).abs() <= 1e-8 * a, "{p:?}, limit {limit}: {found}, expected {a}");
+            }
+            assert!(first_failure(&p, false, 0.9 * a).is_infinite(), "{p:?}: before {}", 0.9 * a);
+        }
+    }
+
+    /// The power of two bounds every root, and is within 32 of the largest: quartics built
+    /// from their roots (real ones of either sign, a complex pair), at every time scale.
+    #[test]
+    fn the_root_bound_is_a_bound_and_tight() {
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..10_000 {
+            let scale = 10f64.powf(next() * 30.0 - 15.0);
+            let [a, b, m, q]: [f64; 4] =
+                std::array::from_fn(|_| scale * (2.0 * next() - 1.0) * 10f64.powf(-3.0 * next()));
+            let (s1, p1) = (a + b, a * b);
+            let (s2, p2) = (2.0 * m, m * m + q * q);
+            let size = 10f64.powf(next() * 20.0 - 10.0);
+            let p: Quartic =
+                [p1 * p2, -(s1 * p2 + p1 * s2), p2 + s1 * s2 + p1, -(s1 + s2), 1.0].map(|c| size * c);
+            let largest = a.abs().max(b.abs()).max(p2.sqrt());
+            let unit = root_bound_unit(&p).expect("in range");
+            assert!(unit >= largest * (1.0 - 1e-12), "{p:?}: {unit} < {largest}");
+            // |p_k / lead| ≤ C(4, k) R^(4 − k), so Fujiwara's bound is at most 8 R, and the
+            // rounding up to powers of two at most 4 times that.
+            assert!(unit <= 32.0 * largest, "{p:?}: {unit} ≫ {largest}");
+        }
+    }
+
+    /// A subnormal leading coefficient leaves no exact rescaling: the root is still found in
+    /// plain `τ`, over Cauchy's bound (−10⁻³⁰⁰ + 10⁻³¹⁰ τ⁴, root at 10^2.5).
+    #[test]
+    fn subnormal_coefficients_are_solved_unscaled() {
+        let p = [-1e-300, 0.0, 0.0, 0.0, 1e-310];
+        assert!(root_bound_unit(&p).is_none());
+        let expected = 10f64.powf(2.5);
+        let found = first_failure(&p, false, f64::INFINITY);
+        assert!((found - expected).abs() <= 1e-9 * expected, "{found} vs {expected}");
     }
 
     #[test]
