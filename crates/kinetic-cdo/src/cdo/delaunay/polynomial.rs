@@ -430,6 +430,15 @@ mod tests {
         assert!(first_failure(&p, true, 1.5).is_infinite());
     }
 
+    /// A deterministic sequence of uniform numbers in [0, 1) (a linear congruential generator
+    /// seeded with `seed`), for the randomised tests below.
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
     /// The first upward crossing of `p` on `[0, limit]` by a scan of a fine grid and bisection
     /// (the test's own oracle, for polynomials whose roots are well apart).
     fn first_crossing_by_scan(p: &Quartic, limit: f64) -> f64 {
@@ -478,11 +487,7 @@ mod tests {
     /// when the horizon ends before it.
     #[test]
     fn roots_are_found_at_every_time_scale() {
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(7u64);
         for _ in 0..5_000 {
             let scale = 10f64.powf(next() * 14.0 - 6.0);
             let size = 10f64.powf(next() * 20.0 - 10.0);
@@ -509,11 +514,7 @@ mod tests {
     /// from their roots (real ones of either sign, a complex pair), at every time scale.
     #[test]
     fn the_root_bound_is_a_bound_and_tight() {
-        let mut seed = 11u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(11u64);
         for _ in 0..10_000 {
             let scale = 10f64.powf(next() * 30.0 - 15.0);
             let [a, b, m, q]: [f64; 4] =
@@ -563,11 +564,7 @@ mod tests {
         // Random quartics (coefficients spread over several decades, both signs) and horizons:
         // whenever the test says "no root before the limit", p stays negative on a fine grid
         // of [0, limit].
-        let mut seed = 99u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(99u64);
         let mut claimed = 0;
         for _ in 0..20_000 {
             let p: Quartic = std::array::from_fn(|_| (next() * 2.0 - 1.0) * 10f64.powf(next() * 6.0 - 3.0));
@@ -663,11 +660,8 @@ mod tests {
     #[test]
     fn magnitudes_bound_the_coefficients() {
         // A deterministic spread of inputs (a small linear congruential sequence).
-        let mut seed = 12345u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut unit = uniform(12345u64);
+        let mut next = || unit() * 2.0 - 1.0;
         for _ in 0..1000 {
             let sites: [([f64; 2], [f64; 2], f64, f64); 4] =
                 std::array::from_fn(|_| ([next(), next()], [next(), next()], next().abs(), next() * 0.01));
