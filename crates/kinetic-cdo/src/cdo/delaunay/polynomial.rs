@@ -152,13 +152,21 @@ fn derivative(p: &[f64; 5], len: usize) -> [f64; 5] {
     d
 }
 
-/// The root of `p` in `[lo, hi]`, where `p` is monotone with a sign change: Newton steps kept
-/// inside a shrinking bracket, bisection when a step would leave it or shrinks too slowly (as
-/// in `rtsafe`). Far from the root, Newton's steps on a cubic shrink by only a third each, and
-/// a bracket many orders of magnitude wider than the root (a small root next to large ones)
-/// would take hundreds of them.
+/// Steps of [`bracketed_root`] before its bisections turn to the exponent: more than the
+/// Newton steps and halvings of any bracket within a few orders of magnitude of its root.
+const LINEAR_STEPS: usize = 64;
+
+/// The root of `p` in `[lo, hi]` (`0 ≤ lo < hi`), where `p` is monotone with a sign change:
+/// Newton steps kept inside a shrinking bracket, bisection when a step would leave it or
+/// shrinks too slowly (as in `rtsafe`). Far from the root, Newton's steps on a cubic shrink by
+/// only a third each, and a bracket many orders of magnitude wider than the root (a small
+/// root next to large ones) would take hundreds of them. After [`LINEAR_STEPS`] without
+/// convergence, a bracket wider than a factor of 4 is bisected in the exponent (the midpoint
+/// of the two bit patterns), which narrows any bracket of doubles to a factor of 4 in at most
+/// 64 more steps. (Not from the start: from a bracket `[0, 1]` around a root near 1 it would
+/// first try 10⁻¹⁵⁴, 10⁻⁷⁷, ...)
 fn bracketed_root(p: &[f64], lo: f64, hi: f64) -> f64 {
-    // Enough halvings to narrow any bracket of doubles to its last bits.
+    // Far more than the bisections any bracket of doubles needs.
     const MAX_STEPS: usize = 2_200;
     let mut slope_coefficients = [0.0; 4];
     for k in 1..p.len() {
@@ -167,10 +175,18 @@ fn bracketed_root(p: &[f64], lo: f64, hi: f64) -> f64 {
     let d = &slope_coefficients[..p.len().saturating_sub(1)];
     let rising = eval(p, hi) > eval(p, lo);
     let (mut lo, mut hi) = (lo, hi);
-    let mut x = 0.5 * (lo + hi);
+    let midpoint = |lo: f64, hi: f64, steps: usize| {
+        if steps >= LINEAR_STEPS && hi > 4.0 * lo {
+            // Non-negative doubles are ordered like their bit patterns.
+            f64::from_bits(lo.to_bits() / 2 + hi.to_bits() / 2)
+        } else {
+            0.5 * (lo + hi)
+        }
+    };
+    let mut x = midpoint(lo, hi, 0);
     // The last two step lengths: a Newton step must be under half the one before the last.
     let (mut step, mut step_before) = (hi - lo, hi - lo);
-    for _ in 0..MAX_STEPS {
+    for steps in 0..MAX_STEPS {
         let value = eval(p, x);
         if value == 0.0 {
             return x;
@@ -185,66 +201,101 @@ fn bracketed_root(p: &[f64], lo: f64, hi: f64) -> f64 {
         let newton_step = (newton - x).abs();
         if slope != 0.0 && newton > lo && newton < hi && newton_step < 0.5 * step_before {
             // Converged when the step is at the last bits of x.
-            if newton_step <= 2.0 * f64::EPSILON * x.abs().max(f64::MIN_POSITIVE) {
+            if newton_step <= 2.0 * f64::EPSILON * x {
                 return newton;
             }
             (step_before, step) = (step, newton_step);
             x = newton;
         } else {
-            (step_before, step) = (step, 0.5 * (hi - lo));
-            x = 0.5 * (lo + hi);
+            x = midpoint(lo, hi, steps);
+            (step_before, step) = (step, hi - x);
         }
-        if hi - lo <= 4.0 * f64::EPSILON * hi.abs().max(lo.abs()) {
+        // Down to the last bits: the end where `p` has its sign after the root, for a
+        // certificate the first time it has failed.
+        if hi - lo <= 4.0 * f64::EPSILON * hi {
             return hi;
+        }
+        // Down to adjacent subnormals, whose spacing is far above the last bits: the root
+        // rounded to the nearer one (where |p| is smaller; p is monotone and nearly linear).
+        if hi - lo <= f64::from_bits(1) {
+            return if eval(p, lo).abs() < eval(p, hi).abs() { lo } else { hi };
         }
     }
     x
 }
 
-/// The exponent `e` with `|x| < 2^(e + 1)` (`x` finite and not 0; subnormals get the
-/// smallest normal exponent, still an upper bound).
+/// `⌊log₂ |x|⌋` for a finite `x` that is not 0, subnormals included: `2^e ≤ |x| < 2^(e + 1)`.
 #[inline]
-fn exponent_above(x: f64) -> i32 {
-    ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023
+fn floor_log2(x: f64) -> i32 {
+    let bits = x.to_bits() & !(1 << 63);
+    let biased = (bits >> 52) as i32;
+    if biased == 0 {
+        // Subnormal: the value is the mantissa times 2^−1074.
+        63 - bits.leading_zeros() as i32 - 1074
+    } else {
+        biased - 1023
+    }
 }
 
-/// A power of two at or above every root's absolute value: Fujiwara's bound, twice the largest
-/// `|p_k / lead|^(1 / (n − k))` (the constant term halved first), with each ratio rounded up to
-/// a power of two from the exponents alone (no division, no `powf`: it is at most 4 times
-/// Fujiwara's). Unlike Cauchy's `1 + max |p_k / lead|`, it scales with the roots when time is
-/// measured in other units. `None` if it would leave the range where the rescaled
-/// coefficients of [`first_failure`] stay normal numbers.
-fn root_bound_unit(p: &[f64]) -> Option<f64> {
-    let n = p.len() - 1;
-    // The ratios below need |lead| ≥ 2^e_lead: a normal number.
-    if !p[n].is_normal() {
-        return None;
+/// `2^e` as the nearest double in the direction that keeps it a bound from above on values
+/// of that size: `f64::MAX` past the largest power, the smallest subnormal below the range.
+fn power_of_two(e: i32) -> f64 {
+    if e > 1023 {
+        f64::MAX
+    } else if e >= -1022 {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1 << (e.max(-1074) + 1074))
     }
-    let lead = exponent_above(p[n]);
-    let mut largest = i32::MIN;
+}
+
+/// The exponent of a power of two at or above every root's absolute value: Fujiwara's bound,
+/// twice the largest `|p_k / lead|^(1 / (n − k))` (the constant term halved first), with each
+/// ratio rounded up to a power of two from the exponents alone (no division, no `powf`: it is
+/// at most 4 times Fujiwara's, and strictly above every root). Unlike Cauchy's
+/// `1 + max |p_k / lead|`, it scales with the roots when time is measured in other units.
+/// `p`'s coefficients must be finite, its last one not 0; `None` when every root is 0.
+fn root_bound_exponent(p: &[f64]) -> Option<i32> {
+    let n = p.len() - 1;
+    // 2^e_lead ≤ |lead|.
+    let lead = floor_log2(p[n]);
+    let mut largest = None;
     for (k, &c) in p[..n].iter().enumerate() {
         if c != 0.0 {
             // |c / lead| < 2^(e_c + 1 − e_lead), its (n − k)-th root below 2^⌈(e_c + 1 − e_lead) / (n − k)⌉.
-            let ratio = exponent_above(c) + 1 - lead - i32::from(k == 0);
-            let root =
-                ratio.div_euclid(n as i32 - k as i32) + i32::from(ratio.rem_euclid(n as i32 - k as i32) != 0);
-            largest = largest.max(root);
+            let ratio = floor_log2(c) + 1 - lead - i32::from(k == 0);
+            let degree = n as i32 - k as i32;
+            let root = ratio.div_euclid(degree) + i32::from(ratio.rem_euclid(degree) != 0);
+            largest = Some(largest.map_or(root, |l: i32| l.max(root)));
         }
     }
-    // All of p's lower coefficients zero: every root is 0 (the caller has handled that).
-    let exponent = largest.checked_add(1)?;
+    largest.map(|l| l + 1)
+}
+
+/// [`root_bound_exponent`]'s power of two, as the time unit of [`first_failure`]; `None` if
+/// it would leave the range where the rescaled coefficients stay normal numbers, or where the
+/// smallest root, measured in that unit, would be too small to be a normal number.
+fn root_bound_unit(p: &[f64]) -> Option<f64> {
+    let exponent = root_bound_exponent(p)?;
     // Kept where 2^(4e) and its inverse are normal numbers.
     if !(-250..=250).contains(&exponent) {
         return None;
     }
-    let unit = f64::from_bits(((exponent + 1023) as u64) << 52);
+    let unit = power_of_two(exponent);
     let mut power = 1.0;
+    let mut largest = 0.0f64;
     for &c in p {
         let scaled = c * power;
-        if c != 0.0 && !(scaled.is_finite() && scaled.abs() >= f64::MIN_POSITIVE) {
+        if c != 0.0 && !scaled.is_normal() {
             return None;
         }
+        largest = largest.max(scaled.abs());
         power *= unit;
+    }
+    // Every root is at least min_k |p₀ / p_k|^(1/k) / 2 (Fujiwara's bound on the reversed
+    // polynomial), so at least |p₀| / (2 · largest) when that is below 1.
+    if p[0] != 0.0 && p[0].abs() < largest * 2f64.powi(-1000) {
+        return None;
     }
     Some(unit)
 }
@@ -321,9 +372,12 @@ pub(crate) fn first_failure(p: &Quartic, now_invalid: bool, limit: f64) -> f64 {
     let (unit, bound) = if let Some(unit) = root_bound_unit(&p[..len]) {
         (unit, (limit / unit).min(1.0))
     } else {
-        // Out of range (not met with physical inputs): τ itself, up to Cauchy's bound.
-        let lead = p[len - 1];
-        (1.0, (1.0 + p[..len - 1].iter().fold(0.0f64, |m, c| m.max((c / lead).abs()))).min(limit))
+        // Out of range (not met with physical inputs): τ itself, up to the same bound (capped
+        // at the largest double: roots beyond it are beyond any time). Horner's rule on a
+        // finite τ never makes a NaN; where it overflows, the infinity has the sign of the
+        // value, which is all the isolation below reads.
+        let exponent = root_bound_exponent(&p[..len]).unwrap_or(-1074);
+        (1.0, power_of_two(exponent).min(limit))
     };
     let mut power = 1.0;
     for c in &mut p[..len] {
@@ -356,8 +410,11 @@ pub(crate) fn first_failure(p: &Quartic, now_invalid: bool, limit: f64) -> f64 {
 pub(crate) fn no_root_before(p: &Quartic, limit: f64) -> bool {
     // Cheaper first, and enough for most certificates over a short horizon: on [0, limit],
     // p(τ) ≤ p₀ + Σ |p_k| limit^k, negative when the constant term dominates (with a margin
-    // far above the sum's rounding).
-    if p[0] < 0.0 {
+    // far above the sum's rounding). Sound only where nothing overflows or underflows
+    // unseen: the powers of the limit stay normal numbers between 10⁻²⁴⁰ and 10²⁴⁰ (an
+    // infinite term fails the comparison), and a product that rounds to a subnormal is off
+    // by at most 2⁻¹⁰⁷⁵, far below the margin on a normal p₀.
+    if p[0] <= -f64::MIN_POSITIVE && (1e-60..=1e60).contains(&limit) {
         let mut power = 1.0;
         let mut rest = 0.0;
         for &c in &p[1..] {
@@ -372,7 +429,9 @@ pub(crate) fn no_root_before(p: &Quartic, limit: f64) -> bool {
 }
 
 /// The transformed-coefficient sign test of [`no_root_before`], out of line: called only when
-/// the dominant-constant bound is not enough.
+/// the dominant-constant bound is not enough. A transformed coefficient whose sign rounding
+/// could have changed answers "maybe a root", and so does any overflow: the caller's root
+/// isolation then decides.
 #[inline(never)]
 fn no_sign_change_before(p: &Quartic, limit: f64) -> bool {
     // x^k (1 + x)^(4 − k), binomial rows.
@@ -383,36 +442,45 @@ fn no_sign_change_before(p: &Quartic, limit: f64) -> bool {
         [1.0, 1.0, 0.0, 0.0, 0.0],
         [1.0, 0.0, 0.0, 0.0, 0.0],
     ];
+    // Above the rounding lost by terms that underflowed (see below).
+    const UNDERFLOW: f64 = 1e-319;
+    if limit == f64::INFINITY {
+        // The whole of (0, ∞): Descartes' rule on p itself.
+        return p[0] < 0.0 && p[1..].iter().all(|&c| c <= 0.0);
+    }
     let mut q = [0.0; 5];
+    // Σ |p_k limit^k|: each q_i is a sum of at most 5 of these terms, times binomials up to
+    // 6, each term rounded at most 5 times and the sum 4 times.
+    let mut terms = 0.0;
     let mut scale = 1.0;
     for k in 0..5 {
         let c = p[k] * scale;
+        terms += c.abs();
         for j in 0..5 - k {
             q[k + j] += c * BINOMIAL[k][j];
         }
         scale *= limit;
     }
+    // The rounding error bound of every q_i (below): 6 · 10 roundings of 2⁻⁵³ relative, with
+    // room to spare, plus what terms that underflowed to subnormals lost (at most 2⁻¹⁰⁷⁵
+    // each, 150 of them with the binomials: below 2⁻¹⁰⁶⁷). That holds while the powers
+    // themselves are normal numbers (checked on limit⁵, stricter than needed): a power that
+    // underflowed would lose its whole term. An overflow makes the bound infinite or NaN,
+    // and nothing passes.
+    if scale.is_nan() || scale < f64::MIN_POSITIVE {
+        return false;
+    }
+    let rounding = 64.0 * f64::EPSILON * terms + UNDERFLOW;
     let magnitude = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
     // The constant term is the certificate now: however small, it must be negative, or a
     // failure within rounding of now cannot be excluded.
-    if q[0] >= 0.0 || q[0].is_nan() || q[0].abs() <= 1e-12 * magnitude {
+    if q[0] >= 0.0 || q[0].abs() <= 1e-12 * magnitude {
         return false;
     }
-    let mut last = 0.0f64;
-    for c in q {
-        // However small, a coefficient of the other sign may bring a root: a tiny last one
-        // is p(limit) itself, at the end of the interval. Only exact zeros are skipped; when
-        // rounding is what changes the sign, the caller's root isolation on the cleaned
-        // polynomial decides.
-        if c == 0.0 {
-            continue;
-        }
-        if last != 0.0 && (c > 0.0) != (last > 0.0) {
-            return false;
-        }
-        last = c;
-    }
-    true
+    // With q₀ < 0, no sign change means every q_i negative. However small, a coefficient of
+    // the other sign may bring a root (a tiny last one is p(limit) itself, at the end of
+    // the interval), and one that rounding could have made or unmade is not trusted.
+    q.iter().all(|&c| c < -rounding)
 }
 
 #[cfg(test)]
@@ -533,15 +601,113 @@ mod tests {
         }
     }
 
-    /// A subnormal leading coefficient leaves no exact rescaling: the root is still found in
-    /// plain `τ`, over Cauchy's bound (−10⁻³⁰⁰ + 10⁻³¹⁰ τ⁴, root at 10^2.5).
+    /// A subnormal leading coefficient is measured exactly too: −10⁻³⁰⁰ + 10⁻³¹⁰ τ⁴, root at
+    /// 10^2.5, is rescaled and solved.
     #[test]
-    fn subnormal_coefficients_are_solved_unscaled() {
+    fn subnormal_coefficients_are_rescaled() {
         let p = [-1e-300, 0.0, 0.0, 0.0, 1e-310];
-        assert!(root_bound_unit(&p).is_none());
+        let unit = root_bound_unit(&p).expect("2^10 keeps every coefficient normal");
+        assert!(unit > 10f64.powf(2.5));
         let expected = 10f64.powf(2.5);
         let found = first_failure(&p, false, f64::INFINITY);
         assert!((found - expected).abs() <= 1e-9 * expected, "{found} vs {expected}");
+    }
+
+    /// Whether `root` is the first upward crossing of `p`: negative just before it and on a
+    /// logarithmic grid from 10⁻³⁰⁰ (or far below the root) up to there, positive just after.
+    fn is_first_crossing(p: &Quartic, root: f64) -> bool {
+        let before = root * (1.0 - 1e-9);
+        let grid_is_negative = (0..=2_000).all(|i| {
+            let (low, high) = ((before * 1e-6).min(1e-300).ln(), before.ln());
+            let t = (low + (high - low) * f64::from(i) / 2_000.0).exp().min(before);
+            eval(p, t) <= 0.0
+        });
+        grid_is_negative && eval(p, root * (1.0 + 1e-9)) > 0.0
+    }
+
+    /// Coefficients so far apart that no power-of-two time unit keeps them all normal: the
+    /// root is searched in plain `τ`, up to a bound that neither overflows nor rounds onto
+    /// the root (Cauchy's did both). Cases found by an independent fuzz with an exact
+    /// Sturm-sequence oracle; the first three have closed forms.
+    #[test]
+    #[allow(clippy::unreadable_literal)] // coefficients recorded to the last bit
+    fn extreme_coefficients_are_solved_unscaled() {
+        let cases: [(Quartic, bool, f64, Option<f64>); 5] = [
+            // 10¹⁰ = 10⁻³⁰⁰ τ⁴: τ = 10^77.5.
+            ([-1e10, 0.0, 0.0, 0.0, 1e-300], false, f64::INFINITY, Some(10f64.powf(77.5))),
+            // 10²⁰⁰ = 10⁻¹⁰⁰ τ.
+            ([-1e200, 1e-100, 0.0, 0.0, 0.0], false, f64::INFINITY, Some(1e300)),
+            (
+                [-1.3253306542510808e-194, 6.511575336432376e-288, 0.0, 0.0, 0.0],
+                false,
+                4.070691302105753e93,
+                Some(1.3253306542510808e-194 / 6.511575336432376e-288),
+            ),
+            // A root that is a subnormal number, 10⁻³⁰⁰ / 3.06·10⁹ (the other terms are below
+            // the smallest double there), and huge ones: in units of a bound on those, it
+            // would be below the smallest double.
+            (
+                [
+                    -1e-300,
+                    3058010609.2159386,
+                    1.7639639421446672e-115,
+                    -1.2894790431378367e-204,
+                    -4.4949273198605625e-131,
+                ],
+                false,
+                f64::INFINITY,
+                Some(1e-300 / 3058010609.2159386),
+            ),
+            // Failing now but falling, then rising again through a root near 1.2·10⁻¹⁶.
+            (
+                [
+                    1.2949616674145592e-298,
+                    -3.8227646830627566e255,
+                    -5.59931869621531e225,
+                    2.491202488817602e287,
+                    2.7944397646091186e-246,
+                ],
+                true,
+                f64::INFINITY,
+                None,
+            ),
+        ];
+        for (p, now_invalid, limit, closed_form) in cases {
+            assert!(root_bound_unit(&p[..degree_len(&p)]).is_none(), "{p:?} is not an extreme case");
+            let found = first_failure(&p, now_invalid, limit);
+            assert!(found.is_finite() && found > 0.0, "{p:?}: {found}");
+            if let Some(expected) = closed_form {
+                assert!((found - expected).abs() <= 1e-12 * expected, "{p:?}: {found} vs {expected}");
+            }
+            let mut past_now = p;
+            past_now[0] = past_now[0].min(0.0);
+            assert!(is_first_crossing(&past_now, found), "{p:?}: {found}");
+        }
+    }
+
+    /// An infinite horizon (every particle at rest) is all of time, and a horizon whose powers
+    /// overflow or underflow proves nothing: 0 · ∞ is NaN, and a NaN or a lost term once read
+    /// as "no root" (cases from the same fuzz).
+    #[test]
+    #[allow(clippy::unreadable_literal)] // coefficients recorded to the last bit
+    fn the_horizon_test_survives_infinities() {
+        // −1 + τ², −1 − τ² + τ⁴: roots at 1 and at 1.27.
+        assert!(!no_root_before(&[-1.0, 0.0, 1.0, 0.0, 0.0], f64::INFINITY));
+        assert!(!no_root_before(&[-1.0, 0.0, -1.0, 0.0, 1.0], f64::INFINITY));
+        assert!(no_root_before(&[-1.0, 0.0, -1.0, 0.0, -1.0], f64::INFINITY));
+        // Root at 10³⁰⁰, limit^2 overflows.
+        assert!(!no_root_before(&[-1e200, 1e-100, 0.0, 0.0, 0.0], 2e300));
+        // limit³ underflows, yet the cubic term brings a root at 2.5·10⁻¹⁵².
+        let p = [
+            -7.363059800360647e-236,
+            -5.865724626820871e-130,
+            -4.615306091895865e-55,
+            4.5755429225245804e219,
+            1.3707554209204294e35,
+        ];
+        let limit = 5.049347113614026e-152;
+        assert!(eval(&p, limit) > 0.0);
+        assert!(!no_root_before(&p, limit));
     }
 
     #[test]
