@@ -402,7 +402,10 @@ pub(crate) fn first_failure(p: &Quartic, now_invalid: bool, limit: f64) -> f64 {
 /// Whether `p` certainly has no root in `(0, limit)`: Descartes' rule of signs applied to
 /// `(1 + x)⁴ p(limit · x / (1 + x))`, which maps `(0, limit)` onto `(0, ∞)`; no sign change in
 /// its coefficients means no root there. Five coefficients and a sign count: the cheap test
-/// that lets most edges skip root isolation.
+/// that lets most edges skip root isolation. An infinite `limit` (every particle at rest) is
+/// the whole of `(0, ∞)`, where the rule applies to `p` itself. It may answer `false` when in
+/// doubt (a coefficient within its rounding error of 0, an overflow or underflow), never
+/// `true` wrongly.
 // Always inlined (its cheap first test decides nearly every call; measured: -3 % instructions
 // per collision), the rest out of line.
 #[allow(clippy::inline_always)]
@@ -482,6 +485,9 @@ fn no_sign_change_before(p: &Quartic, limit: f64) -> bool {
     // the interval), and one that rounding could have made or unmade is not trusted.
     q.iter().all(|&c| c < -rounding)
 }
+
+#[cfg(test)]
+mod exact_oracle;
 
 #[cfg(test)]
 mod tests {
