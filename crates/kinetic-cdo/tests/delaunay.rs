@@ -41,7 +41,7 @@ use std::time::Duration;
 
 use delaunay_oracle::{Disk, PowerDiagram, check_triangulation, disks_of, next_collisions};
 use kinetic_cdo::{
-    CollisionKind, LaguerreDelaunay, Particle, SimBox, SimConfig, SimError, Simulation, State, Stop, init,
+    CollisionKind, LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation, State, Stop, init,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -1035,36 +1035,6 @@ fn near_cocircular_hexagon_flips_in_time() {
         fresh.structure().edges()
     );
     assert_eq!(sim.structure().edges(), fresh.structure().edges());
-}
-
-/// A box with one periodic axis and walls on the other is rejected with
-/// `SimError::Unsupported` (walls on every side, or periodic sides on every side, are
-/// supported; periodic boxes are tested in `delaunay_periodic.rs`).
-#[test]
-fn mixed_boxes_are_unsupported() {
-    let particles = vec![
-        Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0),
-        Particle::new([3.0, 3.0], [0.0, 1.0], 0.5, 1.0),
-    ];
-    for periodic in [[true, false], [false, true]] {
-        let sim_box = SimBox::new([10.0, 10.0], periodic).unwrap();
-        let result =
-            Simulation::new(particles.clone(), sim_box, SimConfig::default(), LaguerreDelaunay::new());
-        assert!(
-            matches!(result, Err(SimError::Unsupported { .. })),
-            "periodic {periodic:?}: {:?}",
-            result.as_ref().err()
-        );
-    }
-    assert!(
-        Simulation::new(
-            particles,
-            SimBox::walls([10.0, 10.0]).unwrap(),
-            SimConfig::default(),
-            LaguerreDelaunay::new()
-        )
-        .is_ok()
-    );
 }
 
 /// Lubachevsky–Stillinger growth inside the Delaunay simulation (radii grow, certificates are

@@ -1,6 +1,12 @@
 //! Independent tests of `LaguerreDelaunay` under periodic sides: the regular triangulation of
 //! the torus.
 //!
+//! A box with one periodic axis and walls on the other is triangulated as a torus too, closed
+//! over a gap of the largest radius beyond each wall (as the crate documents): its period on
+//! the walled axis is the side plus twice the largest radius, its images start one largest
+//! radius before the wall. The oracle then takes the images of that torus, and the crate's
+//! edges are its contacts that do not cross the gap.
+//!
 //! The reference is the same power-diagram oracle as in `delaunay.rs` (`delaunay_oracle`,
 //! nothing from the crate's geometry), applied to the disks in 3 × 3 periodic images: the cells
 //! of the central images are those of the infinite periodic system (every cell here is far
@@ -62,9 +68,22 @@ fn scattered(rng: &mut ChaCha8Rng, n: usize, side: f64, radius: f64) -> Vec<Part
         .collect()
 }
 
-/// The whole periods that bring `x` into `[0, l)`.
-fn home(x: [f64; 2], l: [f64; 2]) -> [i32; 2] {
-    [0, 1].map(|a| -(x[a] / l[a]).floor() as i32)
+/// The torus triangulated for `state`'s box: its periods, and where its fundamental domain
+/// starts. On a periodic axis the box's side from 0; on a walled axis (of a box with a
+/// periodic one) the side plus a gap of the largest radius beyond each wall.
+fn torus(state: &State<2>) -> ([f64; 2], [f64; 2]) {
+    let lengths = state.sim_box().lengths();
+    let gap = (0..state.len()).map(|i| state.radius(i)).fold(0.0, f64::max);
+    let periodic = state.sim_box().periodic_axes();
+    (
+        [0, 1].map(|a| if periodic[a] { lengths[a] } else { lengths[a] + 2.0 * gap }),
+        [0, 1].map(|a| if periodic[a] { 0.0 } else { -gap }),
+    )
+}
+
+/// The whole periods that bring `x` into the fundamental domain of the torus `(period, low)`.
+fn home(x: [f64; 2], (period, low): ([f64; 2], [f64; 2])) -> [i32; 2] {
+    [0, 1].map(|a| -((x[a] - low[a]) / period[a]).floor() as i32)
 }
 
 /// The 3 × 3 images of the disks: image `c · n + i` is disk `i` brought into the box and
@@ -72,12 +91,13 @@ fn home(x: [f64; 2], l: [f64; 2]) -> [i32; 2] {
 const COPIES: [[i32; 2]; 9] = [[0, 0], [-1, -1], [0, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [0, 1], [1, 1]];
 
 fn images(state: &State<2>) -> Vec<Disk> {
-    let l = state.sim_box().lengths();
+    let torus = torus(state);
+    let l = torus.0;
     let mut disks = Vec::new();
     for copy in COPIES {
         for i in 0..state.len() {
             let p = state.position(i);
-            let h = home(p, l);
+            let h = home(p, torus);
             let centre = [0, 1].map(|a| p[a] + f64::from(h[a] + copy[a]) * l[a]);
             disks.push(Disk { centre, radius: state.radius(i) });
         }
@@ -88,19 +108,32 @@ fn images(state: &State<2>) -> Vec<Disk> {
 /// Compares the crate's edges with the power diagram of the images: every crate edge joins a
 /// central disk to an image whose cell touches it (`points` counts single-point contacts, the
 /// flippable diagonals of co-circular quadrilaterals), every contact of a central cell along a
-/// segment longer than the oracle's margin is a crate edge, and there are `3n` edges (a
-/// triangulation of the torus). Returns the number of point contacts among the crate's edges.
+/// segment longer than the oracle's margin is a crate edge (unless it crosses the gap beyond a
+/// wall), and there are `3n` edges (a triangulation of the torus; fewer are listed when some
+/// cross the gap). Returns the number of point contacts among the crate's edges.
 fn check_against_images(sim: &Sim, label: &str) -> usize {
     let state = sim.state();
     let n = state.len();
-    let l = state.sim_box().lengths();
+    let torus = torus(state);
+    let (l, low) = torus;
+    let walled = state.sim_box().periodic_axes().map(|periodic| !periodic);
     assert!(sim.structure().is_regular(state), "{label}: is_regular is false");
     assert_eq!(sim.structure().triangle_count(), 2 * n, "{label}: triangle count");
     let edges = sim.structure().edges_with_periods();
-    assert_eq!(edges.len(), 3 * n, "{label}: edge count");
+    if walled.contains(&true) {
+        assert!(edges.len() <= 3 * n, "{label}: edge count");
+        for &(edge, k) in &edges {
+            assert!((0..2).all(|a| !walled[a] || k[a] == 0), "{label}: edge {edge:?} {k:?} crosses a wall");
+        }
+    } else {
+        assert_eq!(edges.len(), 3 * n, "{label}: edge count");
+    }
     let disks = images(state);
-    let diagram = PowerDiagram::new(&disks, [[-l[0], -l[1]], [2.0 * l[0], 2.0 * l[1]]]);
-    let homes: Vec<[i32; 2]> = (0..n).map(|i| home(state.position(i), l)).collect();
+    let diagram = PowerDiagram::new(
+        &disks,
+        [[low[0] - l[0], low[1] - l[1]], [low[0] + 2.0 * l[0], low[1] + 2.0 * l[1]]],
+    );
+    let homes: Vec<[i32; 2]> = (0..n).map(|i| home(state.position(i), torus)).collect();
     let copy_index = |c: [i32; 2]| COPIES.iter().position(|&x| x == c);
     let mut points = 0;
     for &([a, b], k) in &edges {
@@ -122,6 +155,10 @@ fn check_against_images(sim: &Sim, label: &str) -> usize {
         // x is central (the central copy has the lowest indices): the edge from x to y's image.
         let (copy, b) = (y / n, y % n);
         let k = [0, 1].map(|a| COPIES[copy][a] + homes[b][a] - homes[x][a]);
+        if (0..2).any(|a| walled[a] && k[a] != 0) {
+            // Through the gap beyond a wall: not a pair of disks that can meet.
+            continue;
+        }
         let edge = if x < b { ([x, b], k) } else { ([b, x], k.map(|v| -v)) };
         assert!(edges.binary_search(&edge).is_ok(), "{label}: the diagram's edge {edge:?} is missing");
     }
@@ -133,13 +170,13 @@ fn check_against_images(sim: &Sim, label: &str) -> usize {
 /// between two simulations of the same system by the ends' wraps).
 fn edges_between_wrapped(sim: &Sim) -> Vec<([usize; 2], [i32; 2])> {
     let state = sim.state();
-    let l = state.sim_box().lengths();
+    let torus = torus(state);
     let mut edges: Vec<([usize; 2], [i32; 2])> = sim
         .structure()
         .edges_with_periods()
         .into_iter()
         .map(|([a, b], k)| {
-            let (ha, hb) = (home(state.position(a), l), home(state.position(b), l));
+            let (ha, hb) = (home(state.position(a), torus), home(state.position(b), torus));
             ([a, b], [0, 1].map(|x| k[x] + ha[x] - hb[x]))
         })
         .collect();
@@ -319,37 +356,97 @@ fn kinetic_triangulation_equals_rebuild_between_events() {
     for (n, gamma, phi, seed, collisions) in cases {
         let label = format!("n = {n}, γ = {gamma}, φ = {phi}, seed {seed}");
         let (particles, lengths) = random_system(n, gamma, phi, seed);
-        let mut sim = simulation(particles, lengths);
-        let mut checks = 0;
-        while sim.counters().all_collisions() < collisions {
-            let Some(t1) = sim.next_event_time() else { break };
-            sim.run(Stop::Time(t1));
-            let t2 = sim.next_event_time().unwrap_or(t1 + 1.0);
-            let t_mid = t1 + 0.5 * (t2 - t1);
-            if !(t_mid > t1 && t_mid < t2) {
-                continue;
-            }
-            sim.run(Stop::Time(t_mid));
-            let state = sim.state();
-            let at = format!("{label}, t = {t_mid}");
-            assert!(sim.structure().is_regular(state), "{at}: not regular between events");
-            let fresh = simulation(
-                (0..state.len())
-                    .map(|i| {
-                        Particle::new(state.position(i), state.velocity(i), state.radius(i), state.mass(i))
-                    })
-                    .collect(),
-                lengths,
-            );
-            assert_eq!(edges_between_wrapped(&sim), edges_between_wrapped(&fresh), "{at}: kinetic ≠ rebuilt");
-            if checks % 25 == 0 {
-                check_against_images(&sim, &at);
-            }
-            checks += 1;
+        follow_and_compare_with_rebuilds(simulation(particles, lengths), collisions, &label);
+    }
+}
+
+/// Runs `sim` for `collisions` collisions; between every two consecutive events, the kinetic
+/// triangulation must be regular and equal the one rebuilt from scratch at that instant (with
+/// the same periods), and every 25th time the oracle's.
+fn follow_and_compare_with_rebuilds(mut sim: Sim, collisions: u64, label: &str) {
+    let mut checks = 0;
+    while sim.counters().all_collisions() < collisions {
+        let Some(t1) = sim.next_event_time() else { break };
+        sim.run(Stop::Time(t1));
+        let t2 = sim.next_event_time().unwrap_or(t1 + 1.0);
+        let t_mid = t1 + 0.5 * (t2 - t1);
+        if !(t_mid > t1 && t_mid < t2) {
+            continue;
         }
-        assert!(sim.counters().all_collisions() >= collisions, "{label}: the run stopped early");
-        assert!(sim.counters().topological_events > 0, "{label}: no flip at all");
-        assert!(checks > collisions as usize / 2, "{label}: only {checks} checks");
+        sim.run(Stop::Time(t_mid));
+        let state = sim.state();
+        let at = format!("{label}, t = {t_mid}");
+        assert!(sim.structure().is_regular(state), "{at}: not regular between events");
+        let particles = (0..state.len())
+            .map(|i| Particle::new(state.position(i), state.velocity(i), state.radius(i), state.mass(i)))
+            .collect();
+        let fresh =
+            Simulation::new(particles, *state.sim_box(), SimConfig::default(), LaguerreDelaunay::new())
+                .expect("a valid system");
+        assert_eq!(edges_between_wrapped(&sim), edges_between_wrapped(&fresh), "{at}: kinetic ≠ rebuilt");
+        if checks % 25 == 0 {
+            check_against_images(&sim, &at);
+        }
+        checks += 1;
+    }
+    assert!(sim.counters().all_collisions() >= collisions, "{label}: the run stopped early");
+    assert!(sim.counters().topological_events > 0, "{label}: no flip at all");
+    assert!(checks > collisions as usize / 2, "{label}: only {checks} checks");
+}
+
+/// A random polydisperse system in a square with one periodic axis and walls on the other.
+fn mixed_system(n: usize, gamma: f64, phi: f64, seed: u64, periodic: [bool; 2]) -> Sim {
+    let radii = init::polydisperse_radii(n, 0.5, gamma, seed).unwrap();
+    let side = init::cube_side_for::<2>(&radii, phi);
+    let sim_box = SimBox::new([side, side], periodic).unwrap();
+    let particles = if phi <= 0.45 {
+        init::random_placement(&sim_box, &radii, init::MassRule::Unit, 1.0, seed).unwrap()
+    } else {
+        init::dense_packing(&sim_box, &radii, init::MassRule::Unit, phi, 1.0, seed).unwrap()
+    };
+    Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new())
+        .expect("a valid system")
+}
+
+/// Construction in boxes with one periodic axis and walls on the other (either way round; n
+/// 30–150, γ 1–10, φ 0.1–0.8) equals the oracle's triangulation of the torus closed over the
+/// gap beyond the walls, and every touching pair is an edge.
+#[test]
+fn mixed_box_construction_matches_the_power_diagram_of_the_images() {
+    let cases = [
+        (30, 1.0, 0.1, 51),
+        (60, 3.0, 0.3, 52),
+        (100, 10.0, 0.45, 53),
+        (50, 10.0, 0.1, 54),
+        (80, 2.0, 0.6, 55),
+        (60, 10.0, 0.7, 56),
+        (70, 4.0, 0.8, 57),
+        (150, 1.0, 0.7, 58),
+    ];
+    for (k, (n, gamma, phi, seed)) in cases.into_iter().enumerate() {
+        let periodic = if k % 2 == 0 { [true, false] } else { [false, true] };
+        let sim = mixed_system(n, gamma, phi, seed, periodic);
+        let label = format!("{periodic:?}, n = {n}, γ = {gamma}, φ = {phi}, seed {seed}");
+        assert!(!sim.structure().fell_back(), "{label}: fell back");
+        assert_eq!(check_against_images(&sim, &label), 0, "{label}: a degenerate edge in random input");
+        assert_touching_pairs_are_edges(&sim, &label);
+    }
+}
+
+/// Kinetic maintenance in boxes with one periodic axis and walls on the other: between every
+/// two consecutive events the triangulation equals the one rebuilt from scratch.
+#[test]
+fn mixed_box_kinetic_triangulation_equals_rebuild_between_events() {
+    let cases = [
+        (40, 1.0, 0.1, 61, 200),
+        (60, 10.0, 0.3, 62, 300),
+        (60, 3.0, 0.6, 63, 400),
+        (60, 10.0, 0.8, 64, 400),
+    ];
+    for (k, (n, gamma, phi, seed, collisions)) in cases.into_iter().enumerate() {
+        let periodic = if k % 2 == 0 { [true, false] } else { [false, true] };
+        let label = format!("{periodic:?}, n = {n}, γ = {gamma}, φ = {phi}, seed {seed}");
+        follow_and_compare_with_rebuilds(mixed_system(n, gamma, phi, seed, periodic), collisions, &label);
     }
 }
 

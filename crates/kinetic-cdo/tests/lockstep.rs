@@ -690,7 +690,7 @@ fn delaunay_case<Q: EventQueue>(
     config: SimConfig<2>,
     collisions: usize,
     label: &str,
-) {
+) -> Triangulated {
     let mut sim =
         simulation::<2, LaguerreDelaunay, Q>(LaguerreDelaunay::new(), (particles.to_vec(), sim_box), config);
     assert!(sim.structure().is_regular(sim.state()), "{label}: not regular after build");
@@ -706,7 +706,7 @@ fn delaunay_case<Q: EventQueue>(
         );
     }
     if sim.structure().fell_back() {
-        return;
+        return Triangulated::FellBack;
     }
     // Every pair of touching particles must be an edge (they can touch only across an edge),
     // through the image in which they touch under periodic sides.
@@ -729,6 +729,14 @@ fn delaunay_case<Q: EventQueue>(
             }
         }
     }
+    Triangulated::Throughout
+}
+
+/// Whether a [`delaunay_case`] kept its triangulation to the end or fell back to every pair.
+#[derive(Debug, PartialEq, Eq)]
+enum Triangulated {
+    Throughout,
+    FellBack,
 }
 
 #[test]
@@ -820,6 +828,54 @@ fn laguerre_delaunay_random_periodic() {
 fn long_laguerre_delaunay_periodic() {
     let (p, b) = random_case::<2>(1750, [true, true]);
     delaunay_case::<BinaryHeapQueue>(&p, b, SimConfig::default(), LONG, "long periodic Delaunay");
+}
+
+/// One periodic axis and walls on the other (either way round): random systems, then dense,
+/// under gravity towards a wall and across the periodic axis, and an inelastic gas cooling.
+#[test]
+fn laguerre_delaunay_random_mixed() {
+    for seed in 0..4 {
+        let periodic = if seed % 2 == 0 { [true, false] } else { [false, true] };
+        let (p, b) = random_case::<2>(1760 + seed, periodic);
+        let label = format!("mixed Delaunay {periodic:?} seed {seed}");
+        let kept = if seed % 2 == 0 {
+            delaunay_case::<BinaryHeapQueue>(&p, b, SimConfig::default(), SHORT, &label)
+        } else {
+            delaunay_case::<CalendarQueue>(&p, b, SimConfig::default(), SHORT, &label)
+        };
+        assert_eq!(kept, Triangulated::Throughout, "{label}");
+    }
+}
+
+#[test]
+fn long_laguerre_delaunay_mixed() {
+    let (p, b) = random_case::<2>(1770, [false, true]);
+    let kept = delaunay_case::<BinaryHeapQueue>(&p, b, SimConfig::default(), LONG, "long mixed Delaunay");
+    assert_eq!(kept, Triangulated::Throughout);
+}
+
+#[test]
+fn laguerre_delaunay_mixed_special_cases() {
+    let radii = init::polydisperse_radii(100, 0.5, 3.0, 13).unwrap();
+    let sim_box = SimBox::new([init::cube_side_for::<2>(&radii, 0.6); 2], [true, false]).unwrap();
+    let p = init::dense_packing(&sim_box, &radii, init::MassRule::UnitDensity, 0.6, 2.0, 13).unwrap();
+    let mut kept = vec![delaunay_case::<BinaryHeapQueue>(
+        &p,
+        sim_box,
+        SimConfig::default(),
+        2000,
+        "mixed Delaunay dense",
+    )];
+    let (p, b) = random_system::<2>(1780, 90, 3.0, 0.2, [true, false]);
+    for gravity in [[0.0, -1.0], [0.7, -0.7]] {
+        let config = SimConfig { gravity, ..SimConfig::default() };
+        let label = format!("mixed Delaunay gravity {gravity:?}");
+        kept.push(delaunay_case::<CalendarQueue>(&p, b, config, 2000, &label));
+    }
+    let (p, b) = random_system::<2>(1781, 60, 2.0, 0.3, [false, true]);
+    let config = SimConfig { restitution: 0.6, ..SimConfig::default() };
+    kept.push(delaunay_case::<BinaryHeapQueue>(&p, b, config, 2000, "mixed Delaunay inelastic"));
+    assert!(kept.iter().all(|k| *k == Triangulated::Throughout), "{kept:?}");
 }
 
 /// Periodic sides: dense, a square lattice (co-circular quadrilaterals in every image at the

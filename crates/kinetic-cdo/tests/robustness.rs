@@ -22,8 +22,8 @@
 //!    unchanged: it agrees with the run without horizon while trajectories cannot have diverged
 //!    by rounding, and stays in lock-step with the brute-force oracle for the whole run; no event
 //!    is ever pending more than the horizon ahead of the clock.
-//! 6. The Laguerre–Delaunay triangulation: mixed boxes give `SimError::Unsupported`, random
-//!    bad input an applicable typed error, and degenerate inputs (one or two particles, a
+//! 6. The Laguerre–Delaunay triangulation: every combination of walls and periodic sides
+//!    builds, random bad input gives an applicable typed error, and degenerate inputs (one or two particles, a
 //!    collinear row, a co-circular ring, huge boxes) work in lock-step with the oracle.
 //! 7. Determinism and degenerate states: identical runs and clones give identical sequences;
 //!    particles touching at the start; no collision ever (`next_collision()` must return `None`);
@@ -1243,13 +1243,11 @@ fn build_delaunay(
 #[test]
 fn laguerre_delaunay_input_errors() {
     let p = four::<2>();
-    // One periodic axis and walls on the other: unsupported (both periodic, or both walled, are).
-    for periodic in [[true, false], [false, true]] {
+    // Every combination of walls and periodic sides is supported.
+    for periodic in [[true, false], [false, true], [true, true], [false, false]] {
         let sim_box = SimBox::new([10.0, 10.0], periodic).unwrap();
-        let result = build_delaunay(&p, sim_box, SimConfig::default());
-        assert!(matches!(result, Err(SimError::Unsupported { .. })), "{periodic:?}: {result:?}");
+        assert_eq!(build_delaunay(&p, sim_box, SimConfig::default()), Ok(()), "{periodic:?}");
     }
-    assert_eq!(build_delaunay(&p, SimBox::periodic([10.0, 10.0]).unwrap(), SimConfig::default()), Ok(()));
     let walls = SimBox::walls([10.0, 10.0]).unwrap();
     assert_eq!(build_delaunay(&[], walls, SimConfig::default()), Err(SimError::Empty));
     let mut bad = four::<2>();
@@ -1271,19 +1269,11 @@ proptest! {
 
     #[test]
     fn laguerre_delaunay_random_bad_input((particles, sim_box) in arb_case()) {
-        let (mut definite, mut possible) = applicable_errors(&particles, &sim_box, None);
-        // Walls on every side or periodic sides on every side are supported, not a mix.
-        let [x, y] = sim_box.periodic_axes();
-        if x != y {
-            let unsupported = SimError::Unsupported { what: "" };
-            definite.push(unsupported.clone());
-            possible.push(unsupported);
-        }
+        let (definite, possible) = applicable_errors(&particles, &sim_box, None);
         match build_delaunay(&particles, sim_box, SimConfig::default()) {
             Ok(()) => prop_assert!(definite.is_empty(), "accepted {:?} in {:?}, but {:?} apply", particles, sim_box, definite),
             Err(e) => prop_assert!(
-                matches!(e, SimError::Unsupported { .. }) && possible.iter().any(|p| matches!(p, SimError::Unsupported { .. }))
-                    || is_applicable(&e, &possible),
+                is_applicable(&e, &possible),
                 "{:?} does not apply to {:?} in {:?}; applicable: {:?}", e, particles, sim_box, possible
             ),
         }

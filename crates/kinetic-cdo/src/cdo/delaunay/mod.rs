@@ -1,7 +1,7 @@
 //! The dynamic generalized Delaunay triangulation in Laguerre geometry (§3.1): the regular
 //! (weighted Delaunay) triangulation of the moving disks under the power distance
-//! `d(x, P) = |x − p|² − r_P²`, maintained kinetically, in a box with walls or with periodic
-//! sides (boxes with one periodic axis and walls on the other are not supported).
+//! `d(x, P) = |x − p|² − r_P²`, maintained kinetically, in a box with walls, with periodic
+//! sides, or with one periodic axis and walls on the other.
 //!
 //! * **Construction** (`O(n log n)` expected): incremental insertion in Morton order with a
 //!   visibility walk and Lawson flips, inside a bounding triangle of three static, weightless
@@ -23,6 +23,15 @@
 //!   structure falls back to checking every pair, as [`BruteForce`] (see
 //!   [`LaguerreDelaunay::fell_back`]; a rebuild, e.g. by a thermostat step, tries the
 //!   triangulation again).
+//! * **One periodic axis, walls on the other**: triangulated as a torus too, closed over a gap
+//!   beyond the walls: on the walled axis the period is the side plus twice the largest radius,
+//!   and the fundamental domain starts one largest radius before the wall. The disks stay
+//!   between the walls, so an edge through the gap joins two disks that cannot meet across it:
+//!   such edges keep the triangulation a torus's (with the same kinetics and predicates), but
+//!   they are never collision candidates and [`LaguerreDelaunay::edges`] leaves them out. The
+//!   triangulation's edges inside the box are the regular triangulation's of the disks and of
+//!   their images through the gap; the extra points only ever remove edges, so touching disks
+//!   still share one (their contact point has positive power to every other disk).
 //! * **Predicates**: exact orientation and power tests ([`predicates`]).
 //! * **Kinetics**: every interior edge `ab` with triangles `abc` and `bad` carries the
 //!   certificate "d is not inside the power circle of abc" (the paper's Eq. 1, with the CCW
@@ -73,7 +82,7 @@ struct Cover {
     /// The particle each vertex is an image of (the corners: `n`, `n + 1`, `n + 2`, after every
     /// particle, so the tie-breaking perturbation favours particles).
     ids: Vec<u32>,
-    /// The box's side lengths under periodic sides, 0 with walls.
+    /// The periods of the torus triangulated (see [`LaguerreDelaunay::period`]), 0 with walls.
     period: [f64; 2],
     /// The region the images lie in (lower and upper corner).
     region: ([f64; 2], [f64; 2]),
@@ -82,12 +91,13 @@ struct Cover {
 }
 
 impl Cover {
-    /// The particles, and with `periodic` their images by whole periods (−1, 0 or 1 per axis)
-    /// whose centres lie within `band` of the box (all of them for an infinite band).
-    fn new(state: &State<2>, periodic: bool, band: f64) -> Self {
+    /// The particles, and on a torus of periods `period` (all 0 with walls) whose fundamental
+    /// domain starts at `low`, their images by whole periods (−1, 0 or 1 per axis) whose
+    /// centres lie within `band` of that domain (all of them for an infinite band).
+    fn new(state: &State<2>, period: [f64; 2], low: [f64; 2], band: f64) -> Self {
         let n = state.len();
-        let lengths = state.sim_box().lengths();
-        let period = if periodic { lengths } else { [0.0; 2] };
+        let periodic = period[0] > 0.0;
+        let lengths = if periodic { period } else { state.sim_box().lengths() };
         let copies: &[[i32; 2]] = if periodic {
             &[[0, 0], [-1, -1], [0, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [0, 1], [1, 1]]
         } else {
@@ -99,13 +109,14 @@ impl Cover {
         for copy in copies {
             for i in 0..n {
                 let base = state.position(i);
-                // Whole periods that bring the (unwrapped) centre into the box: the central
-                // copy is the home image.
-                let home: [i32; 2] =
-                    std::array::from_fn(|a| if periodic { -(base[a] / period[a]).floor() as i32 } else { 0 });
+                // Whole periods that bring the (unwrapped) centre into the fundamental domain:
+                // the central copy is the home image.
+                let home: [i32; 2] = std::array::from_fn(|a| {
+                    if periodic { -((base[a] - low[a]) / period[a]).floor() as i32 } else { 0 }
+                });
                 let image = Image { base, radius: state.radius(i), periods: add(home, *copy) };
                 // (Rounded: only which images to include depends on it.)
-                let at = [0, 1].map(|a| base[a] + f64::from(image.periods[a]) * period[a]);
+                let at = [0, 1].map(|a| base[a] + f64::from(image.periods[a]) * period[a] - low[a]);
                 if *copy == [0, 0] || (0..2).all(|a| at[a] >= -band && at[a] < lengths[a] + band) {
                     images.push(image);
                     ids.push(i as u32);
@@ -113,7 +124,7 @@ impl Cover {
             }
         }
         let region = if periodic {
-            ([-band, -band], [lengths[0] + band, lengths[1] + band])
+            ([low[0] - band, low[1] - band], [low[0] + lengths[0] + band, low[1] + lengths[1] + band])
         } else {
             ([0.0; 2], lengths)
         };
@@ -231,8 +242,17 @@ pub struct LaguerreDelaunay {
     /// Per triangle, under periodic sides: the whole periods added to each vertex's centre
     /// (its image in the triangle is `position + periods ⊙ period`). Empty with walls.
     offsets: Vec<[[i32; 2]; 3]>,
-    /// The box's side lengths under periodic sides, 0 with walls.
+    /// The periods of the torus triangulated when a side is periodic, 0 with walls: the box's
+    /// side lengths on periodic axes, and on a walled axis of such a box the side length plus
+    /// a gap (see [`gap_axes`](Self::gap_axes)).
     period: [f64; 2],
+    /// The walled axes of a box whose other axis is periodic. The triangulation is of a torus
+    /// all the same, closed over a gap beyond the walls as wide as the largest disk: the disks
+    /// stay between the walls, so an edge through the gap joins two disks that cannot meet
+    /// across it. Such edges are kept (they make the triangulation a torus's, with the same
+    /// kinetics), but they are never candidates and are not listed by
+    /// [`edges`](Self::edges).
+    gap_axes: [bool; 2],
     /// Per vertex: one incident triangle.
     incident: Vec<u32>,
     /// Particles; vertices `n`, `n + 1`, `n + 2` are the bounding triangle's.
@@ -285,7 +305,7 @@ impl LaguerreDelaunay {
         if self.fallback.is_some() { 0 } else { self.triangles.len() }
     }
 
-    /// Whether the structure gave up the triangulation (periodic sides only): the torus had no
+    /// Whether the structure gave up the triangulation (with a periodic side only): the torus had no
     /// triangulation at build, or a flip would have joined a particle to one of its own images;
     /// both happen only when an empty power circle spans the box (a few particles, or a large
     /// void). Until the next build every pair of particles is a candidate, as with
@@ -312,7 +332,30 @@ impl LaguerreDelaunay {
 
     /// Every edge between two particles, as sorted pairs in increasing order. Under periodic
     /// sides two particles may be joined through two different images: the pair then appears
-    /// twice ([`edges_with_periods`](Self::edges_with_periods) tells them apart).
+    /// twice ([`edges_with_periods`](Self::edges_with_periods) tells them apart). With one
+    /// periodic axis and walls on the other, edges through the gap beyond the walls (see the
+    /// module documentation) are left out.
+    ///
+    /// ```
+    /// use kinetic_cdo::{CollisionKind, LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
+    /// // Periodic along x, walls along y: 12 disks in rows, and the first and the last of the
+    /// // middle row move apart, to meet across the periodic side.
+    /// let mut particles = Vec::new();
+    /// for (row, y) in [0.7, 2.0, 3.3].into_iter().enumerate() {
+    ///     for (column, x) in [0.75, 2.25, 3.75, 5.25].into_iter().enumerate() {
+    ///         let jitter = 0.01 * (3 * row + column) as f64;
+    ///         particles.push(Particle::new([x + jitter, y - jitter], [0.0; 2], 0.3, 1.0));
+    ///     }
+    /// }
+    /// particles[4].velocity = [-1.0, 0.0];
+    /// particles[7].velocity = [1.0, 0.0];
+    /// let sim_box = SimBox::new([6.0, 4.0], [true, false]).unwrap();
+    /// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new()).unwrap();
+    /// assert!(sim.structure().is_regular(sim.state()));
+    /// let c = sim.next_collision().unwrap();
+    /// assert_eq!(c.kind, CollisionKind::Pair(4, 7));
+    /// assert!(sim.structure().edges().contains(&[4, 7]));
+    /// ```
     pub fn edges(&self) -> Vec<[usize; 2]> {
         let mut edges: Vec<[usize; 2]> = self.edges_with_periods().into_iter().map(|(e, _)| e).collect();
         edges.sort_unstable();
@@ -354,7 +397,11 @@ impl LaguerreDelaunay {
                 let (a, b) = (v[i], v[j]);
                 let across = self.triangles[t].neighbours[k];
                 // Each edge once: from its lower-indexed triangle (or its only one).
-                if a < n && b < n && (across == NONE || (t as u32) < across) {
+                if a < n
+                    && b < n
+                    && (across == NONE || (t as u32) < across)
+                    && !self.through_gap(periods[i], periods[j])
+                {
                     let shift = sub(periods[j], periods[i]);
                     edges.push(if a < b {
                         ([a as usize, b as usize], shift)
@@ -807,6 +854,13 @@ impl LaguerreDelaunay {
         due
     }
 
+    /// Whether an edge from an image with periods `from` to one with periods `to` crosses the
+    /// gap beyond the walls (see [`gap_axes`](Self::gap_axes)).
+    #[inline]
+    fn through_gap(&self, from: [i32; 2], to: [i32; 2]) -> bool {
+        (0..2).any(|a| self.gap_axes[a] && from[a] != to[a])
+    }
+
     /// The displacement from an image with periods `from` to one with periods `to`.
     #[inline]
     fn shift(&self, from: [i32; 2], to: [i32; 2]) -> [f64; 2] {
@@ -1032,20 +1086,22 @@ impl Cdo<2> for LaguerreDelaunay {
         state: &mut State<2>,
         certificates: &mut Certificates<'_, Q>,
     ) -> Result<(), SimError> {
-        let periodic = match state.sim_box().periodic_axes() {
-            [false, false] => false,
-            [true, true] => true,
-            _ => {
-                return Err(SimError::Unsupported {
-                    what: "the Laguerre–Delaunay structure needs walls on every side or periodic sides on every side",
-                });
-            }
-        };
+        let axes = state.sim_box().periodic_axes();
+        let periodic = axes[0] || axes[1];
         let n = state.len();
         self.particles = n;
         self.fallback = None;
         let [lx, ly] = state.sim_box().lengths();
-        self.period = if periodic { [lx, ly] } else { [0.0; 2] };
+        // A walled axis of a box with a periodic one: the torus closes over a gap of the
+        // largest radius beyond each wall (the disks' centres stay a radius inside them).
+        let gap = (0..n).map(|i| state.radius(i)).fold(0.0, f64::max);
+        self.gap_axes = [periodic && !axes[0], periodic && !axes[1]];
+        self.period = if periodic {
+            [0, 1].map(|a| if self.gap_axes[a] { [lx, ly][a] + 2.0 * gap } else { [lx, ly][a] })
+        } else {
+            [0.0; 2]
+        };
+        let low = self.gap_axes.map(|gapped| if gapped { -gap } else { 0.0 });
         let spacing = (lx * ly / n.max(1) as f64).sqrt();
         if periodic {
             // First only the images within a band around the box (a few spacings wide): enough
@@ -1053,15 +1109,15 @@ impl Cdo<2> for LaguerreDelaunay {
             // which the extraction or the regularity check then reveals; all 3 × 3 images
             // otherwise.
             let band = BAND_SPACINGS * spacing;
-            let narrow = (band < 0.5 * lx.min(ly))
+            let narrow = (band < 0.5 * self.period[0].min(self.period[1]))
                 .then(|| {
-                    let cover = Cover::new(state, true, band);
+                    let cover = Cover::new(state, self.period, low, band);
                     self.triangulate(&cover);
                     self.extract_torus(&cover).ok().filter(|()| self.is_regular(state))
                 })
                 .flatten();
             if narrow.is_none() {
-                let cover = Cover::new(state, true, f64::INFINITY);
+                let cover = Cover::new(state, self.period, low, f64::INFINITY);
                 self.triangulate(&cover);
                 if self.extract_torus(&cover).is_err() {
                     // The torus has no triangulation now: every pair is a candidate (a later
@@ -1076,7 +1132,7 @@ impl Cdo<2> for LaguerreDelaunay {
                 }
             }
         } else {
-            let cover = Cover::new(state, false, 0.0);
+            let cover = Cover::new(state, [0.0; 2], [0.0; 2], 0.0);
             self.corners = cover.corners;
             self.triangulate(&cover);
         }
@@ -1118,7 +1174,9 @@ impl Cdo<2> for LaguerreDelaunay {
             let w = self.triangles[t as usize].vertices[(l + 1) % 3];
             if w < n {
                 let periods = self.periods_of(t);
-                f(w as usize, self.shift(periods[l], periods[(l + 1) % 3]));
+                if !self.through_gap(periods[l], periods[(l + 1) % 3]) {
+                    f(w as usize, self.shift(periods[l], periods[(l + 1) % 3]));
+                }
             }
         });
     }
@@ -1215,9 +1273,9 @@ impl Cdo<2> for LaguerreDelaunay {
         self.schedule_edge(t2, 0, false, state, certificates);
         self.schedule_edge(t2, 2, false, state, certificates);
         let n = self.particles as u32;
-        if c < n && d < n {
-            // t1 = (c, a, d): d's image as seen from c's.
-            let periods = self.periods_of(t1);
+        // t1 = (c, a, d): d's image as seen from c's.
+        let periods = self.periods_of(t1);
+        if c < n && d < n && !self.through_gap(periods[0], periods[2]) {
             new_pairs.push((c, d, self.shift(periods[0], periods[2])));
             Some(1)
         } else {
