@@ -31,7 +31,10 @@
 //!   they are never collision candidates and [`LaguerreDelaunay::edges`] leaves them out. The
 //!   triangulation's edges inside the box are the regular triangulation's of the disks and of
 //!   their images through the gap; the extra points only ever remove edges, so touching disks
-//!   still share one (their contact point has positive power to every other disk).
+//!   still share one (their contact point has positive power to every other disk). As with
+//!   periodic sides, an empty power circle wider than the periodic side makes the structure
+//!   fall back to every pair: a void taller than the box is wide, such as the room above a bed
+//!   settled under gravity in a tall box.
 //! * **Predicates**: exact orientation and power tests ([`predicates`]).
 //! * **Kinetics**: every interior edge `ab` with triangles `abc` and `bad` carries the
 //!   certificate "d is not inside the power circle of abc" (the paper's Eq. 1, with the CCW
