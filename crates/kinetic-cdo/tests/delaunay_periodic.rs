@@ -2,10 +2,10 @@
 //! the torus.
 //!
 //! A box with one periodic axis and walls on the other is triangulated as a torus too, closed
-//! over a gap of the largest radius beyond each wall (as the crate documents): its period on
-//! the walled axis is the side plus twice the largest radius, its images start one largest
-//! radius before the wall. The oracle then takes the images of that torus, and the crate's
-//! edges are its contacts that do not cross the gap.
+//! over a gap beyond the walls (as the crate documents): its period on the walled axis is the
+//! side `L_w` plus `2g = max(2 r_max, min(L_p / 4, L_p − L_w))`, its images start `g` before
+//! the wall. The oracle then takes the images of that torus, and the crate's edges are its
+//! contacts that do not cross the gap.
 //!
 //! The reference is the same power-diagram oracle as in `delaunay.rs` (`delaunay_oracle`,
 //! nothing from the crate's geometry), applied to the disks in 3 × 3 periodic images: the cells
@@ -70,11 +70,13 @@ fn scattered(rng: &mut ChaCha8Rng, n: usize, side: f64, radius: f64) -> Vec<Part
 
 /// The torus triangulated for `state`'s box: its periods, and where its fundamental domain
 /// starts. On a periodic axis the box's side from 0; on a walled axis (of a box with a
-/// periodic one) the side plus a gap of the largest radius beyond each wall.
+/// periodic one) the side plus the documented gap, half of it beyond each wall.
 fn torus(state: &State<2>) -> ([f64; 2], [f64; 2]) {
     let lengths = state.sim_box().lengths();
-    let gap = (0..state.len()).map(|i| state.radius(i)).fold(0.0, f64::max);
     let periodic = state.sim_box().periodic_axes();
+    let largest = (0..state.len()).map(|i| state.radius(i)).fold(0.0, f64::max);
+    let (walled, across) = if periodic[0] { (lengths[1], lengths[0]) } else { (lengths[0], lengths[1]) };
+    let gap = (2.0 * largest).max((0.25 * across).min(across - walled)) / 2.0;
     (
         [0, 1].map(|a| if periodic[a] { lengths[a] } else { lengths[a] + 2.0 * gap }),
         [0, 1].map(|a| if periodic[a] { 0.0 } else { -gap }),

@@ -24,17 +24,27 @@
 //!   [`LaguerreDelaunay::fell_back`]; a rebuild, e.g. by a thermostat step, tries the
 //!   triangulation again).
 //! * **One periodic axis, walls on the other**: triangulated as a torus too, closed over a gap
-//!   beyond the walls: on the walled axis the period is the side plus twice the largest radius,
-//!   and the fundamental domain starts one largest radius before the wall. The disks stay
+//!   beyond the walls: on the walled axis the period is the side `L_w` plus a gap `2g`, and the
+//!   fundamental domain starts `g` before the wall, with
+//!   `2g = max(2 r_max, min(L_p / 4, L_p − L_w))` (`L_p` the periodic side, `r_max` the largest
+//!   radius). Any gap above 0 keeps the disks' images apart (their centres stay a radius inside
+//!   the walls); its width decides which boxes can be triangulated at all. Every empty power
+//!   circle must be narrower than both periods of the torus (below): a gap as thin as a disk
+//!   would leave a long channel (`L_w ≪ L_p`) a torus whose walled period is a few disks, which
+//!   nearly any gap along the channel spans; so the torus is made as square as it can be
+//!   without the gap itself (an empty strip across the whole periodic side) exceeding a
+//!   quarter of `L_p`, nor the walled period exceeding `L_p`. The disks stay
 //!   between the walls, so an edge through the gap joins two disks that cannot meet across it:
 //!   such edges keep the triangulation a torus's (with the same kinetics and predicates), but
 //!   they are never collision candidates and [`LaguerreDelaunay::edges`] leaves them out. The
 //!   triangulation's edges inside the box are the regular triangulation's of the disks and of
 //!   their images through the gap; the extra points only ever remove edges, so touching disks
 //!   still share one (their contact point has positive power to every other disk). As with
-//!   periodic sides, an empty power circle wider than the periodic side makes the structure
-//!   fall back to every pair: a void taller than the box is wide, such as the room above a bed
-//!   settled under gravity in a tall box.
+//!   periodic sides, an empty power circle wider than a period makes the structure fall back
+//!   to every pair: across the channel, a void (with the gap) taller than the box is wide, such
+//!   as the room above a bed settled under gravity in a tall box; along it, a void longer than
+//!   the walled period. A single file of disks (a channel less than two disks wide) always
+//!   falls back: the only disks across the gap are the file's own images.
 //! * **Predicates**: exact orientation and power tests ([`predicates`]).
 //! * **Kinetics**: every interior edge `ab` with triangles `abc` and `bad` carries the
 //!   certificate "d is not inside the power circle of abc" (the paper's Eq. 1, with the CCW
@@ -250,7 +260,7 @@ pub struct LaguerreDelaunay {
     /// a gap (see [`gap_axes`](Self::gap_axes)).
     period: [f64; 2],
     /// The walled axes of a box whose other axis is periodic. The triangulation is of a torus
-    /// all the same, closed over a gap beyond the walls as wide as the largest disk: the disks
+    /// all the same, closed over a gap beyond the walls (see the module documentation): the disks
     /// stay between the walls, so an edge through the gap joins two disks that cannot meet
     /// across it. Such edges are kept (they make the triangulation a torus's, with the same
     /// kinetics), but they are never candidates and are not listed by
@@ -1095,10 +1105,16 @@ impl Cdo<2> for LaguerreDelaunay {
         self.particles = n;
         self.fallback = None;
         let [lx, ly] = state.sim_box().lengths();
-        // A walled axis of a box with a periodic one: the torus closes over a gap of the
-        // largest radius beyond each wall (the disks' centres stay a radius inside them).
-        let gap = (0..n).map(|i| state.radius(i)).fold(0.0, f64::max);
+        // A walled axis of a box with a periodic one: the torus closes over a gap beyond the
+        // walls (see the module documentation for its width).
         self.gap_axes = [periodic && !axes[0], periodic && !axes[1]];
+        let gap = if self.gap_axes.contains(&true) {
+            let largest = (0..n).map(|i| state.radius(i)).fold(0.0, f64::max);
+            let (walled, across) = if self.gap_axes[0] { (lx, ly) } else { (ly, lx) };
+            (2.0 * largest).max((0.25 * across).min(across - walled)) / 2.0
+        } else {
+            0.0
+        };
         self.period = if periodic {
             [0, 1].map(|a| if self.gap_axes[a] { [lx, ly][a] + 2.0 * gap } else { [lx, ly][a] })
         } else {
