@@ -435,6 +435,28 @@ fn mixed_box_construction_matches_the_power_diagram_of_the_images() {
     }
 }
 
+/// A long channel (periodic along it, walls 8 apart, 400 disks at φ ≈ 0.1) stays triangulated:
+/// with a gap beyond the walls as thin as a disk, the torus's walled period would be a few disks,
+/// and the empty stretches along the channel would span it (it fell back to every pair at build
+/// or soon after in every one of these runs).
+#[test]
+fn a_long_channel_stays_triangulated() {
+    for seed in 0..3 {
+        let radii = vec![0.5; 400];
+        let sim_box = SimBox::new([400.0, 8.0], [true, false]).unwrap();
+        let particles = init::random_placement(&sim_box, &radii, init::MassRule::Unit, 1.0, seed).unwrap();
+        let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new())
+            .expect("a valid system");
+        let label = format!("channel 400 × 8, seed {seed}");
+        assert!(!sim.structure().fell_back(), "{label}: fell back at build");
+        check_against_images(&sim, &label);
+        sim.run(Stop::Collisions(8_000));
+        assert!(!sim.structure().fell_back(), "{label}: fell back while running");
+        check_against_images(&sim, &label);
+        assert_touching_pairs_are_edges(&sim, &label);
+    }
+}
+
 /// Kinetic maintenance in boxes with one periodic axis and walls on the other: between every
 /// two consecutive events the triangulation equals the one rebuilt from scratch.
 #[test]
