@@ -326,7 +326,7 @@ fn construction_on_periodic_lattices() {
 }
 
 /// Few particles: the torus is triangulated when every empty power circle is smaller than the
-/// box, and otherwise the structure falls back to every pair as candidates; never an error, a
+/// box, and otherwise the structure falls back to the subdivision; never an error, a
 /// panic or a triangulation that is not regular.
 #[test]
 fn few_particles_are_triangulated_or_fall_back() {
@@ -434,7 +434,7 @@ fn mixed_box_construction_matches_the_power_diagram_of_the_images() {
 
 /// A long channel (periodic along it, walls 8 apart, 400 disks at φ ≈ 0.1) stays triangulated:
 /// with a gap beyond the walls as thin as a disk, the torus's walled period would be a few disks,
-/// and the empty stretches along the channel would span it (it fell back to every pair at build
+/// and the empty stretches along the channel would span it (it fell back at build
 /// or soon after in every one of these runs).
 #[test]
 fn a_long_channel_stays_triangulated() {
@@ -468,8 +468,8 @@ fn mixed_box_kinetic_triangulation_equals_rebuild_between_events() {
 }
 
 /// Few particles in a periodic box, running: whenever an empty power circle comes to span the
-/// box (a flip would join a particle to its own image), the structure falls back to checking
-/// every pair; either way every collision is the brute-force oracle's (lock-step in
+/// box (a flip would join a particle to its own image), the structure falls back to the
+/// subdivision; either way every collision is the brute-force oracle's (lock-step in
 /// `lockstep.rs` covers the same with its oracle; here the structure's own checks: regular
 /// while it triangulates, and no overlap).
 #[test]

@@ -20,9 +20,11 @@
 //!   the weights by particle index, the same in every image. A torus has such a triangulation
 //!   only while no empty power circle spans the box (a few particles, or a void as wide as the
 //!   box): where one does at build, or a flip would join a particle to its own image later, the
-//!   structure falls back to checking every pair, as [`BruteForce`] (see
-//!   [`LaguerreDelaunay::fell_back`]; a rebuild, e.g. by a thermostat step, tries the
-//!   triangulation again).
+//!   structure falls back to the regular subdivision (or to every pair where the subdivision
+//!   cannot be built; see [`LaguerreDelaunay::stand_in`]), checks every pair of its
+//!   candidates once, and lets it find the collisions from then on (see
+//!   [`LaguerreDelaunay::fell_back`]). A rebuild, e.g. by a thermostat step, tries the
+//!   triangulation again.
 //! * **One periodic axis, walls on the other**: triangulated as a torus too, closed over a gap
 //!   beyond the walls: on the walled axis the period is the side `L_w` plus a gap `2g`, and the
 //!   fundamental domain starts `g` before the wall, with
@@ -41,7 +43,7 @@
 //!   their images through the gap; the extra points only ever remove edges, so touching disks
 //!   still share one (their contact point has positive power to every other disk). As with
 //!   periodic sides, an empty power circle wider than a period makes the structure fall back
-//!   to every pair: across the channel, a void (with the gap) taller than the box is wide, such
+//!   to the subdivision: across the channel, a void (with the gap) taller than the box is wide, such
 //!   as the room above a bed settled under gravity in a tall box; along it, a void longer than
 //!   the walled period. A single file of disks (a channel less than two disks wide) always
 //!   falls back: the only disks across the gap are the file's own images.
@@ -64,14 +66,16 @@
 //!   (whose huge coordinates would drown the certificate of a quadrilateral at the hull in
 //!   rounding).
 
+mod fallback;
 mod polynomial;
 mod predicates;
 
 use std::cmp::Ordering;
 
-use super::{BruteForce, CandidatePair, Cdo, Certificates};
+use super::{CandidatePair, Cdo, Certificates};
 use crate::queue::EventQueue;
 use crate::{SimError, State};
+use fallback::Fallback;
 use polynomial::{RelativeMotion, certificate, certificate_magnitudes, first_failure};
 use predicates::{Image, Site, orient_images, power_test_images, power_test_perturbed};
 
@@ -301,9 +305,9 @@ pub struct LaguerreDelaunay {
     /// an `O(1)` share per collision).
     speed_updates: usize,
     /// Under periodic sides, once a flip would have joined a particle to one of its own images
-    /// (an empty power circle spans the box, so the torus has no triangulation): every pair is
-    /// a candidate from then on, as [`BruteForce`] lists them.
-    fallback: Option<BruteForce>,
+    /// (an empty power circle spans the box, so the torus has no triangulation): the structure
+    /// that finds the candidates from then on.
+    fallback: Option<Fallback>,
 }
 
 impl LaguerreDelaunay {
@@ -320,9 +324,9 @@ impl LaguerreDelaunay {
 
     /// Whether the structure gave up the triangulation (with a periodic side only): the torus had no
     /// triangulation at build, or a flip would have joined a particle to one of its own images;
-    /// both happen only when an empty power circle spans the box (a few particles, or a large
-    /// void). Until the next build every pair of particles is a candidate, as with
-    /// [`BruteForce`]: collisions stay exact, at `O(n)` per event; the edges are then empty and
+    /// both happen only when an empty power circle spans a period of the box (a few particles,
+    /// or a large void). Until the next build another structure finds the candidates (see
+    /// [`stand_in`](Self::stand_in)): collisions stay exact; the edges are then empty and
     /// [`is_regular`](Self::is_regular) false.
     ///
     /// ```
@@ -341,6 +345,31 @@ impl LaguerreDelaunay {
     /// ```
     pub fn fell_back(&self) -> bool {
         self.fallback.is_some()
+    }
+
+    /// After a [fallback](Self::fell_back), the name of the structure that finds the candidates
+    /// instead of the triangulation: `"subdivision"`, a [`RegularSubdivision`] (`O(1)`
+    /// candidates per particle at any density); or `"brute force"`, a [`BruteForce`] (every
+    /// pair, `O(n)` per event), only where the subdivision cannot be built: a periodic side
+    /// within rounding of three largest diameters, which the engine admits but whose cell count
+    /// rounds below three. `None` while the triangulation stands.
+    ///
+    /// [`RegularSubdivision`]: crate::RegularSubdivision
+    /// [`BruteForce`]: crate::BruteForce
+    ///
+    /// ```
+    /// use kinetic_cdo::{LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
+    /// // Two disks in a periodic box: the torus has no triangulation.
+    /// let particles = vec![
+    ///     Particle::new([1.0, 1.0], [1.0, 0.5], 0.5, 1.0),
+    ///     Particle::new([3.0, 2.5], [-0.5, 1.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::periodic([4.0, 4.0]).unwrap();
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new()).unwrap();
+    /// assert_eq!(sim.structure().stand_in(), Some("subdivision"));
+    /// ```
+    pub fn stand_in(&self) -> Option<&'static str> {
+        self.fallback.as_ref().map(Fallback::name)
     }
 
     /// Every edge between two particles, as sorted pairs in increasing order. Under periodic
@@ -950,8 +979,9 @@ impl LaguerreDelaunay {
         }
     }
 
-    /// Gives up the triangulation for [`BruteForce`]'s candidates (see [`fell_back`]): every
-    /// certificate is cancelled, and every pair is checked once now.
+    /// Gives up the triangulation for a [`Fallback`]'s candidates (see [`fell_back`]): every
+    /// certificate is cancelled, the stand-in schedules its own, and every pair of candidates
+    /// is checked once now.
     ///
     /// [`fell_back`]: Self::fell_back
     fn fall_back<Q: EventQueue>(
@@ -963,17 +993,16 @@ impl LaguerreDelaunay {
         for slot in 0..=self.recheck_slot() {
             certificates.cancel(slot);
         }
-        let mut all = BruteForce::default();
-        // Brute force schedules nothing that can fail here; its build takes no error path
-        // for a state that was valid at the start.
-        if all.build(state, certificates).is_err() {
+        // Neither stand-in fails to build for a state that was valid at the start (the box
+        // has not changed).
+        let Ok(stand_in) = Fallback::build(state, certificates) else {
             return;
-        }
+        };
         // Both ways: a check updates the first particle's event only.
         for i in 0..state.len() {
-            all.for_each_candidate(i, state, |k, shift| new_pairs.push((i as u32, k as u32, shift)));
+            stand_in.for_each_candidate(i, state, |k, shift| new_pairs.push((i as u32, k as u32, shift)));
         }
-        self.fallback = Some(all);
+        self.fallback = Some(stand_in);
         self.triangles.clear();
         self.offsets.clear();
         self.rechecks.get_mut().clear();
@@ -986,7 +1015,7 @@ impl LaguerreDelaunay {
     /// neighbours in the images. Every triangle touching the central copy must lie among the
     /// images (not reach the bounding triangle), have three distinct particles and its
     /// neighbours' translates kept: a box so sparse that an empty power circle spans it fails
-    /// this, with an error (on which the build falls back to every pair), and so may a band of
+    /// this, with an error (on which the build falls back to the subdivision), and so may a band of
     /// images too narrow (on which the build takes all of them).
     fn extract_torus(&mut self, cover: &Cover) -> Result<(), SimError> {
         let n = self.particles;
@@ -1139,11 +1168,9 @@ impl Cdo<2> for LaguerreDelaunay {
                 let cover = Cover::new(state, self.period, low, f64::INFINITY);
                 self.triangulate(&cover);
                 if self.extract_torus(&cover).is_err() {
-                    // The torus has no triangulation now: every pair is a candidate (a later
+                    // The torus has no triangulation now: the subdivision stands in (a later
                     // rebuild, e.g. after a thermostat step, tries again).
-                    let mut all = BruteForce::default();
-                    all.build(state, certificates)?;
-                    self.fallback = Some(all);
+                    self.fallback = Some(Fallback::build(state, certificates)?);
                     self.triangles.clear();
                     self.offsets.clear();
                     self.rechecks.get_mut().clear();
@@ -1182,8 +1209,8 @@ impl Cdo<2> for LaguerreDelaunay {
     }
 
     fn for_each_candidate(&self, i: usize, state: &State<2>, mut f: impl FnMut(usize, [f64; 2])) {
-        if let Some(all) = &self.fallback {
-            all.for_each_candidate(i, state, f);
+        if let Some(stand_in) = &self.fallback {
+            stand_in.for_each_candidate(i, state, f);
             return;
         }
         let v = i as u32;
@@ -1215,9 +1242,9 @@ impl Cdo<2> for LaguerreDelaunay {
         state: &State<2>,
         certificates: &mut Certificates<'_, Q>,
     ) {
-        if let Some(all) = &mut self.fallback {
+        if let Some(stand_in) = &mut self.fallback {
             for &i in involved {
-                all.trajectory_changed(i, state, certificates);
+                stand_in.trajectory_changed(i, state, certificates);
             }
             return;
         }
@@ -1260,8 +1287,8 @@ impl Cdo<2> for LaguerreDelaunay {
         certificates: &mut Certificates<'_, Q>,
         new_pairs: &mut Vec<CandidatePair<2>>,
     ) -> Option<usize> {
-        if let Some(all) = &mut self.fallback {
-            return all.certificate_failed(slot, state, certificates, new_pairs);
+        if let Some(stand_in) = &mut self.fallback {
+            return stand_in.certificate_failed(slot, state, certificates, new_pairs);
         }
         if slot == self.recheck_slot() {
             if let Some(due) = self.take_due_recheck(certificates) {
@@ -1303,7 +1330,7 @@ impl Cdo<2> for LaguerreDelaunay {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.fallback.as_ref().map_or(0, <BruteForce as Cdo<2>>::memory_bytes)
+        self.fallback.as_ref().map_or(0, Fallback::memory_bytes)
             + self.triangles.capacity() * std::mem::size_of::<Triangle>()
             + self.offsets.capacity() * std::mem::size_of::<[[i32; 2]; 3]>()
             + self.incident.capacity() * 4
