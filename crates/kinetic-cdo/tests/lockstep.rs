@@ -1037,6 +1037,33 @@ fn laguerre_delaunay_checks_the_stand_ins_candidates_when_it_falls_back() {
     assert_eq!(sim.structure().stand_in(), Some("subdivision"));
 }
 
+/// Particles that speed up: a lattice of disks falling under gravity in a walled box and in
+/// one periodic along x. The structure's re-check horizon follows the rms speed down (its
+/// pending re-checks then come in runs, each in order of time); the collisions are the
+/// oracle's throughout, and the triangulation stays regular.
+#[test]
+fn laguerre_delaunay_horizon_follows_a_falling_bed() {
+    for periodic in [[false, false], [true, false]] {
+        let particles = lattice_disks(1811, 20.0, 20.0, 1.25, 0.5);
+        let sim_box = SimBox::new([20.0, 24.0], periodic).unwrap();
+        let config = SimConfig { gravity: [0.0, -4.0], ..SimConfig::default() };
+        let mut sim = simulation::<2, LaguerreDelaunay, BinaryHeapQueue>(
+            LaguerreDelaunay::new(),
+            (particles, sim_box),
+            config,
+        );
+        let label = format!("falling bed, periodic {periodic:?}");
+        let start = sim.structure().recheck_horizon();
+        let (mut shortest, mut collisions) = (start, 0);
+        while collisions < 4000 {
+            collisions += lockstep(&mut sim, 1, 1.0, &label).collisions;
+            shortest = shortest.min(sim.structure().recheck_horizon());
+            assert!(sim.structure().is_regular(sim.state()), "{label}: not regular after {collisions}");
+        }
+        assert!(shortest < 0.5 * start, "{label}: the horizon went from {start} only down to {shortest}");
+    }
+}
+
 /// A periodic side within rounding of three largest diameters: the engine admits it
 /// (`L ≥ 3d`), but the subdivision cannot be built there (`⌊L / d⌋` rounds to 2), so a
 /// structure that falls back checks every pair instead; the collisions are the oracle's.
