@@ -472,7 +472,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// proportion, at `rate` (the relative growth of every radius per unit time, e.g. `0.01` for
     /// 1 % of the radius per time unit), until the packing fraction is `target`; then radii stay
     /// fixed. Collisions during growth separate the pair faster than its surfaces grow (see
-    /// [`crate::kinematics`]), which heats the system, so every `thermostat_every` collisions the
+    /// the crate's `kinematics` module), which heats the system, so every `thermostat_every` collisions the
     /// velocities are rescaled to the kinetic energy at the start.
     ///
     /// ```
@@ -848,7 +848,7 @@ pub const MIN_LENGTH: f64 = 1e-100;
 /// Overlaps shallower than this fraction of the radius sum are accepted at start: rounding
 /// leaves pairs that just collided a few ulps inside each other, so a snapshot of a running
 /// simulation ([`State::particles`]) must be a valid start. The drift guard of
-/// [`crate::kinematics`] separates such pairs at their next approach.
+/// the crate's `kinematics` module separates such pairs at their next approach.
 pub const OVERLAP_TOLERANCE: f64 = 1e-10;
 
 fn validate_config<const D: usize>(config: &SimConfig<D>) -> Result<(), SimError> {

@@ -4,8 +4,12 @@
 //! sides, or with one periodic axis and walls on the other.
 //!
 //! * **Construction** (`O(n log n)` expected): incremental insertion in Morton order with a
-//!   visibility walk and Lawson flips, inside a bounding triangle of three static, weightless
+//!   visibility walk and Lawson flips, inside a bounding triangle of three weightless
 //!   vertices far outside the box (so the hull never changes and needs no special case).
+//!   Under gravity these corners fall with the particles and are launched up again
+//!   periodically ([`corners`]), so that every relative motion stays linear and every
+//!   certificate a quartic; [`LaguerreDelaunay::rebuilt_edges`] rebuilds with them where they
+//!   are.
 //!   Disjoint disks are never redundant (each centre lies in its own power cell), so every
 //!   particle is a vertex, and two touching disks always share an edge: their contact point has
 //!   power 0 to both and positive power to every other site.
@@ -66,6 +70,7 @@
 //!   (whose huge coordinates would drown the certificate of a quadrilateral at the hull in
 //!   rounding).
 
+mod corners;
 mod fallback;
 mod polynomial;
 mod predicates;
@@ -76,6 +81,7 @@ use std::cmp::Ordering;
 use super::{CandidatePair, Cdo, Certificates};
 use crate::queue::EventQueue;
 use crate::{SimError, State};
+use corners::Corners;
 use fallback::Fallback;
 use polynomial::{RelativeMotion, certificate, certificate_magnitudes, first_failure};
 use predicates::{Image, Site, orient_images, power_test_images, power_test_perturbed};
@@ -107,6 +113,8 @@ struct Cover {
     region: ([f64; 2], [f64; 2]),
     /// The bounding triangle's corners.
     corners: [[f64; 2]; 3],
+    /// The radius of the bounding triangle's inscribed circle (about its centre).
+    inscribed: f64,
 }
 
 impl Cover {
@@ -161,7 +169,16 @@ impl Cover {
             images.push(Image { base: *corner, radius: 0.0, periods: [0; 2] });
             ids.push((n + k) as u32);
         }
-        Self { images, ids, period, region, corners }
+        Self { images, ids, period, region, corners, inscribed: far }
+    }
+
+    /// Moves the bounding triangle's corners to `at` (they stay the last three sites).
+    fn place_corners(&mut self, at: [[f64; 2]; 3]) {
+        let first = self.images.len() - 3;
+        for (k, corner) in at.into_iter().enumerate() {
+            self.images[first + k].base = corner;
+        }
+        self.corners = at;
     }
 
     /// Vertex `v`'s centre, rounded (for the insertion order only).
@@ -276,8 +293,8 @@ pub struct LaguerreDelaunay {
     incident: Vec<u32>,
     /// Particles; vertices `n`, `n + 1`, `n + 2` are the bounding triangle's.
     particles: usize,
-    /// The bounding triangle's corners.
-    corners: [[f64; 2]; 3],
+    /// The bounding triangle's corners, falling with gravity (see [`corners`]).
+    corners: Corners,
     /// Scratch stack of edges to legalise.
     stack: Vec<(u32, u8)>,
     /// How far ahead a certificate's failure is solved for; beyond it the slot only asks for a
@@ -482,6 +499,37 @@ impl LaguerreDelaunay {
         edges
     }
 
+    /// The edges (as [`edges`](Self::edges) lists them) of the triangulation built from
+    /// scratch for the state now, with the bounding triangle's corners where this structure's
+    /// are now (in a walled box the corners move with gravity, see the module documentation):
+    /// what the kinetic maintenance keeps equal to its own between events. Empty where the
+    /// torus has no triangulation now.
+    ///
+    /// ```
+    /// use kinetic_cdo::{LaguerreDelaunay, SimBox, SimConfig, Simulation, init};
+    /// let sim_box = SimBox::walls([12.0, 12.0]).unwrap();
+    /// let radii = vec![0.5; 40];
+    /// let particles = init::random_placement(&sim_box, &radii, init::MassRule::Unit, 1.0, 3).unwrap();
+    /// let config = SimConfig { gravity: [0.0, -1.0], ..SimConfig::default() };
+    /// let mut sim = Simulation::new(particles, sim_box, config, LaguerreDelaunay::new()).unwrap();
+    /// for _ in 0..200 {
+    ///     sim.next_collision();
+    /// }
+    /// // Halfway to the next event (no certificate is failing there).
+    /// let next = sim.next_event_time().unwrap();
+    /// sim.run(kinetic_cdo::Stop::Time(0.5 * (sim.state().now() + next)));
+    /// assert_eq!(sim.structure().edges(), sim.structure().rebuilt_edges(sim.state()));
+    /// ```
+    pub fn rebuilt_edges(&self, state: &State<2>) -> Vec<[usize; 2]> {
+        let mut fresh = Self::new();
+        let now = state.now();
+        if fresh.construct(state, Some(std::array::from_fn(|k| self.corners.position(k, now)))) {
+            fresh.edges()
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Whether the triangulation is valid for the state now: every triangle counter-clockwise
     /// and every interior edge regular (exact predicates). The check the kinetic maintenance is
     /// tested with; `O(n)`.
@@ -508,14 +556,29 @@ impl LaguerreDelaunay {
         true
     }
 
-    /// Vertex `v`'s site now (a bounding corner is a static point of radius 0).
+    /// Vertex `v`'s motion relative to the reference site at `xd` moving at `vd`.
+    // Always inlined into the certificate (since the corners move, `#[inline]` left it a call
+    // per row: 6 % more instructions per collision).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn relative_motion(&self, v: u32, (xd, vd): ([f64; 2], [f64; 2]), state: &State<2>) -> RelativeMotion {
+        let (p, r) = self.site(v, state);
+        let (velocity, rate) = self.motion(v, state);
+        RelativeMotion {
+            position: [p[0] - xd[0], p[1] - xd[1]],
+            velocity: [velocity[0] - vd[0], velocity[1] - vd[1]],
+            radius: (r, rate),
+        }
+    }
+
+    /// Vertex `v`'s site now (a bounding corner is a point of radius 0, see [`Corners`]).
     #[inline]
     fn site(&self, v: u32, state: &State<2>) -> Site {
         let v = v as usize;
         if v < self.particles {
             (state.position(v), state.radius(v))
         } else {
-            (self.corners[v - self.particles], 0.0)
+            (self.corners.position(v - self.particles, state.now()), 0.0)
         }
     }
 
@@ -523,7 +586,11 @@ impl LaguerreDelaunay {
     #[inline]
     fn motion(&self, v: u32, state: &State<2>) -> ([f64; 2], f64) {
         let v = v as usize;
-        if v < self.particles { (state.velocity(v), state.radius_rate(v)) } else { ([0.0; 2], 0.0) }
+        if v < self.particles {
+            (state.velocity(v), state.radius_rate(v))
+        } else {
+            (self.corners.velocity(state.now()), 0.0)
+        }
     }
 
     /// The periods of triangle `t`'s vertices (all 0 without periodic sides).
@@ -750,15 +817,7 @@ impl LaguerreDelaunay {
         let [a, b, c, d] = std::array::from_fn(|i| quad[(i + shift) % 4]);
         let (xd, rd) = self.site(d, state);
         let (vd, rate_d) = self.motion(d, state);
-        let row = |x: u32| {
-            let (p, r) = self.site(x, state);
-            let (v, rate) = self.motion(x, state);
-            RelativeMotion {
-                position: [p[0] - xd[0], p[1] - xd[1]],
-                velocity: [v[0] - vd[0], v[1] - vd[1]],
-                radius: (r, rate),
-            }
-        };
+        let row = |x: u32| self.relative_motion(x, (xd, vd), state);
         let mut rows = [row(a), row(b), row(c)];
         if !self.offsets.is_empty() {
             // The whole periods between each image and d's, added to the difference of the
@@ -874,6 +933,36 @@ impl LaguerreDelaunay {
     /// The slot of the earliest pending re-check in the engine's queue (after every edge's).
     fn recheck_slot(&self) -> usize {
         self.recheck_at.len()
+    }
+
+    /// The slot of the corners' next launch (after the re-checks').
+    fn launch_slot(&self) -> usize {
+        self.recheck_at.len() + 1
+    }
+
+    /// Launches the bounding triangle's corners again (see [`corners`]): their velocity
+    /// changes, so every edge whose quadrilateral has a corner is rescheduled, as a particle's
+    /// are after a collision.
+    fn relaunch_corners<Q: EventQueue>(&mut self, state: &State<2>, certificates: &mut Certificates<'_, Q>) {
+        self.corners.relaunch(state.now());
+        let mut slots = std::mem::take(&mut self.star);
+        slots.clear();
+        for corner in self.particles..self.particles + 3 {
+            let v = corner as u32;
+            self.for_each_triangle_around_corner(v, |t| {
+                for k in 0..3 {
+                    let slot = self.canonical_slot(t, k);
+                    if !slots.contains(&slot) {
+                        slots.push(slot);
+                    }
+                }
+            });
+        }
+        for &slot in &slots {
+            self.schedule_edge(slot / 3, (slot % 3) as usize, false, state, certificates);
+        }
+        self.star = slots;
+        certificates.schedule(self.launch_slot(), self.corners.next_launch());
     }
 
     /// Replaces whatever `slot` has pending by a re-check one horizon from now.
@@ -1012,7 +1101,7 @@ impl LaguerreDelaunay {
         certificates: &mut Certificates<'_, Q>,
         new_pairs: &mut Vec<CandidatePair<2>>,
     ) {
-        for slot in 0..=self.recheck_slot() {
+        for slot in 0..=self.launch_slot() {
             certificates.cancel(slot);
         }
         // Neither stand-in fails to build for a state that was valid at the start (the box
@@ -1127,30 +1216,12 @@ impl LaguerreDelaunay {
     }
 
     /// Calls `f(t)` for every triangle around vertex `v` (counter-clockwise).
-    fn for_each_triangle_around(&self, v: u32, mut f: impl FnMut(u32)) {
-        let start = self.incident[v as usize];
-        let mut t = start;
-        loop {
-            f(t);
-            let l = self.local(t, v);
-            t = self.triangles[t as usize].neighbours[(l + 1) % 3];
-            if t == start || t == NONE {
-                break;
-            }
-        }
-    }
-}
-
-impl Cdo<2> for LaguerreDelaunay {
-    fn name(&self) -> &'static str {
-        "laguerre delaunay"
-    }
-
-    fn build<Q: EventQueue>(
-        &mut self,
-        state: &mut State<2>,
-        certificates: &mut Certificates<'_, Q>,
-    ) -> Result<(), SimError> {
+    /// Triangulates the state now from scratch (the construction of `build`, without any
+    /// certificate): on the torus of a box with a periodic side, or in a walled one inside the
+    /// bounding triangle, whose corners are placed `corners` if given and otherwise start
+    /// afresh (see [`Corners`]). Returns whether the torus has a triangulation (always true
+    /// with walls).
+    fn construct(&mut self, state: &State<2>, corners: Option<[[f64; 2]; 3]>) -> bool {
         let axes = state.sim_box().periodic_axes();
         let periodic = axes[0] || axes[1];
         let n = state.len();
@@ -1190,21 +1261,76 @@ impl Cdo<2> for LaguerreDelaunay {
             if narrow.is_none() {
                 let cover = Cover::new(state, self.period, low, f64::INFINITY);
                 self.triangulate(&cover);
-                if self.extract_torus(&cover).is_err() {
-                    // The torus has no triangulation now: the subdivision stands in (a later
-                    // rebuild, e.g. after a thermostat step, tries again).
-                    self.fallback = Some(Fallback::build(state, certificates)?);
-                    self.triangles.clear();
-                    self.offsets.clear();
-                    self.rechecks.get_mut().clear();
-                    self.recheck_due.set(f64::INFINITY);
-                    return Ok(());
-                }
+                return self.extract_torus(&cover).is_ok();
             }
         } else {
-            let cover = Cover::new(state, [0.0; 2], [0.0; 2], 0.0);
-            self.corners = cover.corners;
+            let mut cover = Cover::new(state, [0.0; 2], [0.0; 2], 0.0);
+            match corners {
+                Some(at) => cover.place_corners(at),
+                None => {
+                    self.corners = Corners::new(cover.corners, state.gravity(), state.now(), cover.inscribed);
+                }
+            }
             self.triangulate(&cover);
+        }
+        true
+    }
+
+    /// Calls `f` for every triangle around a corner of the bounding triangle: a fan bounded by
+    /// the triangle's outer edges, walked from the incident triangle both ways.
+    fn for_each_triangle_around_corner(&self, v: u32, mut f: impl FnMut(u32)) {
+        let start = self.incident[v as usize];
+        f(start);
+        for turn in [1, 2] {
+            let mut t = start;
+            loop {
+                let l = self.local(t, v);
+                t = self.triangles[t as usize].neighbours[(l + turn) % 3];
+                if t == start || t == NONE {
+                    break;
+                }
+                f(t);
+            }
+        }
+    }
+
+    fn for_each_triangle_around(&self, v: u32, mut f: impl FnMut(u32)) {
+        let start = self.incident[v as usize];
+        let mut t = start;
+        loop {
+            f(t);
+            let l = self.local(t, v);
+            t = self.triangles[t as usize].neighbours[(l + 1) % 3];
+            if t == start || t == NONE {
+                break;
+            }
+        }
+    }
+}
+
+impl Cdo<2> for LaguerreDelaunay {
+    fn name(&self) -> &'static str {
+        "laguerre delaunay"
+    }
+
+    fn build<Q: EventQueue>(
+        &mut self,
+        state: &mut State<2>,
+        certificates: &mut Certificates<'_, Q>,
+    ) -> Result<(), SimError> {
+        let n = state.len();
+        let periodic = state.sim_box().periodic_axes().contains(&true);
+        let [lx, ly] = state.sim_box().lengths();
+        let spacing = (lx * ly / n.max(1) as f64).sqrt();
+        if !self.construct(state, None) {
+            // The torus has no triangulation now: the subdivision stands in (a later rebuild,
+            // e.g. after a thermostat step, tries again).
+            self.fallback = Some(Fallback::build(state, certificates)?);
+            self.triangles.clear();
+            self.offsets.clear();
+            self.rechecks.get_mut().clear();
+            self.recheck_due.set(f64::INFINITY);
+            return Ok(());
         }
         // The re-check horizon: a couple of mean free times (most certificates are recomputed
         // by a collision of one of their four particles before then, so a longer horizon only
@@ -1216,7 +1342,7 @@ impl Cdo<2> for LaguerreDelaunay {
         self.speed_squares = (0..n).map(|i| speed_square(state, i)).collect();
         self.horizon = 0.0;
         self.update_horizon();
-        self.recheck_at = vec![std::cell::Cell::new(f64::INFINITY); self.certificate_slots(n) - 1];
+        self.recheck_at = vec![std::cell::Cell::new(f64::INFINITY); self.certificate_slots(n) - 2];
         self.rechecks.get_mut().clear();
         self.recheck_due.set(f64::INFINITY);
         for t in 0..self.triangles.len() as u32 {
@@ -1224,13 +1350,16 @@ impl Cdo<2> for LaguerreDelaunay {
                 self.schedule_edge(t, k, false, state, certificates);
             }
         }
+        if !periodic && self.corners.next_launch().is_finite() {
+            certificates.schedule(self.launch_slot(), self.corners.next_launch());
+        }
         Ok(())
     }
 
     fn certificate_slots(&self, particles: usize) -> usize {
-        // 2n + 1 triangles for n points inside a bounding triangle, three edges each, and the
-        // earliest pending re-check.
-        3 * (2 * particles + 1) + 1
+        // 2n + 1 triangles for n points inside a bounding triangle, three edges each, the
+        // earliest pending re-check, and the corners' next launch.
+        3 * (2 * particles + 1) + 2
     }
 
     fn for_each_candidate(&self, i: usize, state: &State<2>, mut f: impl FnMut(usize, [f64; 2])) {
@@ -1319,6 +1448,10 @@ impl Cdo<2> for LaguerreDelaunay {
             if let Some(due) = self.take_due_recheck(certificates) {
                 self.schedule_edge((due / 3) as u32, due % 3, false, state, certificates);
             }
+            return None;
+        }
+        if slot == self.launch_slot() {
+            self.relaunch_corners(state, certificates);
             return None;
         }
         match self.check_flip((slot / 3) as u32, slot % 3, state) {
