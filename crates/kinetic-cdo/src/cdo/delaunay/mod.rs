@@ -562,8 +562,13 @@ impl LaguerreDelaunay {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     fn relative_motion(&self, v: u32, (xd, vd): ([f64; 2], [f64; 2]), state: &State<2>) -> RelativeMotion {
-        let (p, r) = self.site(v, state);
-        let (velocity, rate) = self.motion(v, state);
+        // One test for both the site and the motion.
+        let ((p, r), (velocity, rate)) = if (v as usize) < self.particles {
+            let i = v as usize;
+            ((state.position(i), state.radius(i)), (state.velocity(i), state.radius_rate(i)))
+        } else {
+            (self.site(v, state), self.motion(v, state))
+        };
         RelativeMotion {
             position: [p[0] - xd[0], p[1] - xd[1]],
             velocity: [velocity[0] - vd[0], velocity[1] - vd[1]],

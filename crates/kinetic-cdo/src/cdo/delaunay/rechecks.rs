@@ -9,22 +9,24 @@
 
 use std::collections::VecDeque;
 
-/// Pending re-checks `(time, slot)` as runs, each in order of time. Entries whose slot was
-/// recomputed since they were added are stale; the caller tells them apart (see
-/// [`take_due`](Self::take_due)), and they are dropped when they come up.
+/// Pending re-checks `(time, slot)` as runs, each in order of time: the newest, where entries
+/// are added, and the older ones, still draining after the horizon shortened (usually none).
+/// Entries whose slot was recomputed since they were added are stale; the caller tells them
+/// apart (see [`take_due`](Self::take_due)), and they are dropped when they come up.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Rechecks {
-    runs: Vec<VecDeque<(f64, u32)>>,
+    newest: VecDeque<(f64, u32)>,
+    older: Vec<VecDeque<(f64, u32)>>,
 }
 
 impl Rechecks {
     /// Adds a re-check of `slot` due at `time`.
     #[inline]
     pub(super) fn push(&mut self, time: f64, slot: u32) {
-        match self.runs.last_mut() {
-            Some(run) if run.back().is_none_or(|&(last, _)| last <= time) => run.push_back((time, slot)),
-            _ => self.runs.push(VecDeque::from([(time, slot)])),
+        if self.newest.back().is_some_and(|&(last, _)| last > time) {
+            self.older.push(std::mem::take(&mut self.newest));
         }
+        self.newest.push_back((time, slot));
     }
 
     /// Takes the earliest entry that `current(time, slot)` accepts if it is due at `now`,
@@ -35,43 +37,47 @@ impl Rechecks {
         now: f64,
         current: impl Fn(f64, u32) -> bool,
     ) -> (Option<u32>, Option<f64>) {
-        for run in &mut self.runs {
+        let drop_stale = |run: &mut VecDeque<(f64, u32)>| {
             while run.front().is_some_and(|&(time, slot)| !current(time, slot)) {
                 run.pop_front();
             }
+        };
+        drop_stale(&mut self.newest);
+        for run in &mut self.older {
+            drop_stale(run);
         }
-        // Emptied runs go, except the last (new entries go there: keep its allocation).
-        let last = self.runs.len().saturating_sub(1);
-        let mut k = 0;
-        self.runs.retain(|run| {
-            k += 1;
-            k - 1 == last || !run.is_empty()
-        });
-        let earliest = |runs: &[VecDeque<(f64, u32)>]| {
-            runs.iter()
-                .enumerate()
-                .filter_map(|(k, run)| run.front().map(|&(time, _)| (time, k)))
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-        };
-        let due = match earliest(&self.runs) {
-            Some((time, k)) if time <= now => self.runs[k].pop_front().map(|(_, slot)| slot),
-            _ => None,
-        };
-        (due, earliest(&self.runs).map(|(time, _)| time))
+        self.older.retain(|run| !run.is_empty());
+        let front = |run: &VecDeque<(f64, u32)>| run.front().map_or(f64::INFINITY, |&(time, _)| time);
+        // The run with the earliest entry (the newest when tied or alone).
+        let mut earliest = &mut self.newest;
+        for run in &mut self.older {
+            if front(run) < front(earliest) {
+                earliest = run;
+            }
+        }
+        let due = if front(earliest) <= now { earliest.pop_front().map(|(_, slot)| slot) } else { None };
+        let next = self.older.iter().map(front).fold(front(&self.newest), f64::min);
+        (due, (next < f64::INFINITY).then_some(next))
     }
 
     /// Drops every entry.
     pub(super) fn clear(&mut self) {
-        self.runs.truncate(1);
-        if let Some(run) = self.runs.first_mut() {
-            run.clear();
-        }
+        self.newest.clear();
+        self.older.clear();
     }
 
     /// Heap memory held, in bytes.
     pub(super) fn memory_bytes(&self) -> usize {
-        self.runs.capacity() * std::mem::size_of::<VecDeque<(f64, u32)>>()
-            + self.runs.iter().map(|run| run.capacity() * std::mem::size_of::<(f64, u32)>()).sum::<usize>()
+        let entry = std::mem::size_of::<(f64, u32)>();
+        self.newest.capacity() * entry
+            + self.older.capacity() * std::mem::size_of::<VecDeque<(f64, u32)>>()
+            + self.older.iter().map(|run| run.capacity() * entry).sum::<usize>()
+    }
+
+    /// The number of runs holding entries (for the tests).
+    #[cfg(test)]
+    fn runs(&self) -> usize {
+        usize::from(!self.newest.is_empty()) + self.older.len()
     }
 }
 
@@ -110,7 +116,7 @@ mod tests {
                 } else if random() < 0.3 {
                     pending[slot] = None;
                 }
-                runs_seen = runs_seen.max(rechecks.runs.len());
+                runs_seen = runs_seen.max(rechecks.runs());
                 now += random() * 0.3;
                 // Take everything due, as the engine would on successive firings.
                 loop {
