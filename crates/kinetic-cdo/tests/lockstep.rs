@@ -1138,6 +1138,31 @@ fn laguerre_delaunay_regular_between_events_under_gravity() {
     }
 }
 
+/// Strong gravity along a periodic axis: the whole system falls without end, while its
+/// relative motion, the only one certificates see, does not speed up. The re-check horizon
+/// follows the rms speed relative to the mean velocity; set from the absolute speed it shrank
+/// as 1/t, re-checks piled up and the simulation reported no next collision (found by an
+/// independent review: 30 disks, g = 1000, the horizon down from 0.16 to 3·10⁻⁵ by t = 10).
+#[test]
+fn laguerre_delaunay_falling_along_a_periodic_axis() {
+    for (periodic, n) in [([true, true], 30), ([false, true], 20)] {
+        let (particles, sim_box) = random_system::<2>(23, n, 1.5, 0.3, periodic);
+        let config = SimConfig { gravity: [0.0, -1000.0], ..SimConfig::default() };
+        let mut sim = simulation::<2, LaguerreDelaunay, BinaryHeapQueue>(
+            LaguerreDelaunay::new(),
+            (particles, sim_box),
+            config,
+        );
+        let label = format!("gravity along y, periodic {periodic:?}");
+        let start = sim.structure().recheck_horizon();
+        let stats = lockstep(&mut sim, 2000, 1.0, &label);
+        assert_eq!(stats.collisions, 2000, "{label}: the run stopped early");
+        assert!(sim.state().now() > 1.0, "{label}: only to t = {}", sim.state().now());
+        let end = sim.structure().recheck_horizon();
+        assert!(end > 0.2 * start, "{label}: the horizon went from {start} to {end}");
+    }
+}
+
 /// A periodic side within rounding of three largest diameters: the engine admits it
 /// (`L ≥ 3d`), but the subdivision cannot be built there (`⌊L / d⌋` rounds to 2), so a
 /// structure that falls back checks every pair instead; the collisions are the oracle's.

@@ -188,9 +188,12 @@ impl Cover {
     }
 }
 
-/// Particle `i`'s squared speed now.
-fn speed_square(state: &State<2>, i: usize) -> f64 {
-    state.velocity(i).iter().map(|v| v * v).sum()
+/// Particle `i`'s velocity now less what gravity has added since time 0: the same for every
+/// time of its current trajectory, so velocities recorded at different times compare (their
+/// differences are the relative velocities, which alone move a certificate).
+fn free_fall_velocity(state: &State<2>, i: usize) -> [f64; 2] {
+    let (v, g, now) = (state.velocity(i), state.gravity(), state.now());
+    [v[0] - g[0] * now, v[1] - g[1] * now]
 }
 
 /// The width of the band of periodic images a construction tries first, in mean spacings.
@@ -316,13 +319,13 @@ pub struct LaguerreDelaunay {
     recheck_due: std::cell::Cell<f64>,
     /// Scratch list of the certificate slots around the particles of a collision.
     star: Vec<u32>,
-    /// The distance whose travel at the rms speed is the re-check horizon.
+    /// The distance whose travel at the rms relative speed is the re-check horizon.
     reach: f64,
-    /// Per particle: its squared speed when its trajectory last changed (the rms speed is
-    /// followed as an inelastic system cools).
-    speed_squares: Vec<f64>,
-    /// Updates of `speed_squares` since the horizon was last reconsidered (every `n` updates:
-    /// an `O(1)` share per collision).
+    /// Per particle: its [`free_fall_velocity`] when its trajectory last changed (the rms
+    /// relative speed is followed as an inelastic system cools or a falling one speeds up).
+    velocities: Vec<[f64; 2]>,
+    /// Updates of `velocities` since the horizon was last reconsidered (every `n` updates: an
+    /// `O(1)` share per collision).
     speed_updates: usize,
     /// Under periodic sides, once a flip would have joined a particle to one of its own images
     /// (an empty power circle spans the box, so the torus has no triangulation): the structure
@@ -394,10 +397,10 @@ impl LaguerreDelaunay {
 
     /// How far ahead of the present a certificate's failure is solved for (beyond it an edge
     /// is only re-checked, and most edges are recomputed by a collision before then): the
-    /// time to travel `√(λ s / 5)` at the rms speed, at most `s / 5` (`s` the mean spacing, `λ`
-    /// the mean free path estimated at build from the density, after Enskog); it follows the
-    /// rms speed whenever that moves by more than a tenth. Infinite while every particle is at
-    /// rest.
+    /// time to travel `√(λ s / 5)` at the rms speed relative to the mean velocity, at most
+    /// `s / 5` (`s` the mean spacing, `λ` the mean free path estimated at build from the
+    /// density, after Enskog); it follows that speed whenever it moves by more than a tenth.
+    /// Infinite while every particle moves alike (then no certificate ever changes).
     ///
     /// ```
     /// use kinetic_cdo::{LaguerreDelaunay, SimBox, SimConfig, Simulation, init};
@@ -919,17 +922,23 @@ impl LaguerreDelaunay {
         }
     }
 
-    /// Sums the squared speeds and sets the re-check horizon to one reach at the rms speed
-    /// now, if that differs by more than a tenth (not on every fluctuation of an elastic
-    /// system). Any horizon is correct; a longer one solves further ahead, and more of the
-    /// certificates then need their roots isolated. It follows an inelastic system as it
-    /// cools, and particles that speed up, such as a bed falling under gravity (measured: with
-    /// the horizon of the start kept, 1 024 disks falling in a box periodic along x ran at half
-    /// the speed).
+    /// Sets the re-check horizon to one reach at the rms speed relative to the mean velocity
+    /// (certificates move only with the relative motion: a whole system falling along a
+    /// periodic axis speeds up without end, its relative motion does not), if that differs by
+    /// more than a tenth from the horizon now (not on every fluctuation of an elastic system).
+    /// Any horizon is correct; a longer one solves further ahead, and more of the certificates
+    /// then need their roots isolated, a shorter one re-checks more often. It follows an
+    /// inelastic system as it cools, and particles that speed up relative to each other, such
+    /// as a bed falling onto the floor (measured: with the horizon of the start kept, 1 024
+    /// disks falling in a walled box ran at half the speed).
     fn update_horizon(&mut self) {
         self.speed_updates = 0;
-        let mean = self.speed_squares.iter().sum::<f64>() / self.particles.max(1) as f64;
-        let horizon = if mean > 0.0 { self.reach / mean.sqrt() } else { f64::INFINITY };
+        let n = self.particles.max(1) as f64;
+        let sum = self.velocities.iter().fold([0.0; 2], |s, v| [s[0] + v[0], s[1] + v[1]]);
+        let mean = [sum[0] / n, sum[1] / n];
+        let variance =
+            self.velocities.iter().map(|v| (v[0] - mean[0]).powi(2) + (v[1] - mean[1]).powi(2)).sum::<f64>() / n;
+        let horizon = if variance > 0.0 { self.reach / variance.sqrt() } else { f64::INFINITY };
         if !(horizon <= 1.1 * self.horizon && 1.1 * horizon >= self.horizon) {
             self.horizon = horizon;
         }
@@ -1344,7 +1353,7 @@ impl Cdo<2> for LaguerreDelaunay {
         let free_path = mean_free_path(n, area, (0..n).map(|i| state.radius(i)));
         let most = HORIZON_SPACINGS * spacing;
         self.reach = most.min((most * free_path).sqrt());
-        self.speed_squares = (0..n).map(|i| speed_square(state, i)).collect();
+        self.velocities = (0..n).map(|i| free_fall_velocity(state, i)).collect();
         self.horizon = 0.0;
         self.update_horizon();
         self.recheck_at = vec![std::cell::Cell::new(f64::INFINITY); self.certificate_slots(n) - 2];
@@ -1408,7 +1417,7 @@ impl Cdo<2> for LaguerreDelaunay {
             return;
         }
         for &i in involved {
-            self.speed_squares[i] = speed_square(state, i);
+            self.velocities[i] = free_fall_velocity(state, i);
         }
         self.speed_updates += involved.len();
         if self.speed_updates >= self.particles {
@@ -1497,7 +1506,7 @@ impl Cdo<2> for LaguerreDelaunay {
             + self.triangles.capacity() * std::mem::size_of::<Triangle>()
             + self.offsets.capacity() * std::mem::size_of::<[[i32; 2]; 3]>()
             + self.incident.capacity() * 4
-            + self.speed_squares.capacity() * 8
+            + self.velocities.capacity() * 16
             + self.recheck_at.capacity() * 8
             + self.rechecks.borrow().memory_bytes()
             + (self.stack.capacity() + self.star.capacity()) * 8
