@@ -321,6 +321,12 @@ pub struct LaguerreDelaunay {
     star: Vec<u32>,
     /// The distance whose travel at the rms relative speed is the re-check horizon.
     reach: f64,
+    /// The longest reach: [`HORIZON_SPACINGS`] mean spacings.
+    most: f64,
+    /// The mean free path estimated at build (Enskog).
+    built_free_path: f64,
+    /// When the horizon was last reconsidered.
+    reconsidered_at: f64,
     /// Per particle: its [`free_fall_velocity`] when its trajectory last changed (the rms
     /// relative speed is followed as an inelastic system cools or a falling one speeds up).
     velocities: Vec<[f64; 2]>,
@@ -398,9 +404,11 @@ impl LaguerreDelaunay {
     /// How far ahead of the present a certificate's failure is solved for (beyond it an edge
     /// is only re-checked, and most edges are recomputed by a collision before then): the
     /// time to travel `√(λ s / 5)` at the rms speed relative to the mean velocity, at most
-    /// `s / 5` (`s` the mean spacing, `λ` the mean free path estimated at build from the
-    /// density, after Enskog); it follows that speed whenever it moves by more than a tenth.
-    /// Infinite while every particle moves alike (then no certificate ever changes).
+    /// `s / 5` (`s` the mean spacing; `λ` the mean free path, estimated at build from the
+    /// density after Enskog, then measured every `n` trajectory changes as that speed times
+    /// the mean time between two changes of a particle, within a factor 16 of the estimate).
+    /// It is reset whenever it would move by more than a tenth. Infinite while every particle
+    /// moves alike (then no certificate ever changes).
     ///
     /// ```
     /// use kinetic_cdo::{LaguerreDelaunay, SimBox, SimConfig, Simulation, init};
@@ -506,7 +514,10 @@ impl LaguerreDelaunay {
     /// scratch for the state now, with the bounding triangle's corners where this structure's
     /// are now (in a walled box the corners move with gravity, see the module documentation):
     /// what the kinetic maintenance keeps equal to its own between events. Empty where the
-    /// torus has no triangulation now.
+    /// construction finds no triangulation of the torus: where it has none, and also, for a
+    /// handful of disks, where the 3 × 3 periodic images the construction triangulates are too
+    /// few to show one that the kinetic structure still holds (found by an independent
+    /// review: 5–6 disks in a periodic or mixed box; a build there falls back).
     ///
     /// ```
     /// use kinetic_cdo::{LaguerreDelaunay, SimBox, SimConfig, Simulation, init};
@@ -922,7 +933,8 @@ impl LaguerreDelaunay {
         }
     }
 
-    /// Sets the re-check horizon to one reach at the rms speed relative to the mean velocity
+    /// Measures the mean free path (see [`recheck_horizon`](Self::recheck_horizon)) and sets
+    /// the re-check horizon to one reach at the rms speed relative to the mean velocity
     /// (certificates move only with the relative motion: a whole system falling along a
     /// periodic axis speeds up without end, its relative motion does not), if that differs by
     /// more than a tenth from the horizon now (not on every fluctuation of an elastic system).
@@ -931,14 +943,27 @@ impl LaguerreDelaunay {
     /// inelastic system as it cools, and particles that speed up relative to each other, such
     /// as a bed falling onto the floor (measured: with the horizon of the start kept, 1 024
     /// disks falling in a walled box ran at half the speed).
-    fn update_horizon(&mut self) {
+    fn update_horizon(&mut self, now: f64) {
+        let (updates, elapsed) = (self.speed_updates, now - self.reconsidered_at);
         self.speed_updates = 0;
+        self.reconsidered_at = now;
         let n = self.particles.max(1) as f64;
         let sum = self.velocities.iter().fold([0.0; 2], |s, v| [s[0] + v[0], s[1] + v[1]]);
         let mean = [sum[0] / n, sum[1] / n];
         let variance =
-            self.velocities.iter().map(|v| (v[0] - mean[0]).powi(2) + (v[1] - mean[1]).powi(2)).sum::<f64>() / n;
-        let horizon = if variance > 0.0 { self.reach / variance.sqrt() } else { f64::INFINITY };
+            self.velocities.iter().map(|v| (v[0] - mean[0]).powi(2) + (v[1] - mean[1]).powi(2)).sum::<f64>()
+                / n;
+        let speed = variance.sqrt();
+        // The mean free path measured: the relative speed times the mean time between two
+        // trajectory changes of a particle; within a factor 16 of the estimate at build.
+        if updates > 0 && elapsed > 0.0 && speed > 0.0 {
+            let measured = speed * elapsed * n / updates as f64;
+            if measured.is_finite() {
+                let free_path = measured.clamp(self.built_free_path / 16.0, 16.0 * self.built_free_path);
+                self.reach = self.most.min((self.most * free_path).sqrt());
+            }
+        }
+        let horizon = if speed > 0.0 { self.reach / speed } else { f64::INFINITY };
         if !(horizon <= 1.1 * self.horizon && 1.1 * horizon >= self.horizon) {
             self.horizon = horizon;
         }
@@ -1351,11 +1376,13 @@ impl Cdo<2> for LaguerreDelaunay {
         // makes fewer edges pass the cheap test), at most a spacing's travel in dilute systems.
         let area = lx * ly;
         let free_path = mean_free_path(n, area, (0..n).map(|i| state.radius(i)));
-        let most = HORIZON_SPACINGS * spacing;
-        self.reach = most.min((most * free_path).sqrt());
+        self.most = HORIZON_SPACINGS * spacing;
+        self.built_free_path = free_path;
+        self.reach = self.most.min((self.most * free_path).sqrt());
         self.velocities = (0..n).map(|i| free_fall_velocity(state, i)).collect();
         self.horizon = 0.0;
-        self.update_horizon();
+        self.reconsidered_at = state.now();
+        self.update_horizon(state.now());
         self.recheck_at = vec![std::cell::Cell::new(f64::INFINITY); self.certificate_slots(n) - 2];
         self.rechecks.get_mut().clear();
         self.recheck_due.set(f64::INFINITY);
@@ -1421,7 +1448,7 @@ impl Cdo<2> for LaguerreDelaunay {
         }
         self.speed_updates += involved.len();
         if self.speed_updates >= self.particles {
-            self.update_horizon();
+            self.update_horizon(state.now());
         }
         // Every edge whose quadrilateral contains a moved particle, once: per triangle around
         // it, the edge opposite it (its link) and the spoke to the next vertex (each spoke is
