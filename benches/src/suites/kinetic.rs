@@ -1685,8 +1685,9 @@ fn add_bed_section(report: &mut Report, rows: &[BedRow]) {
              third of a box {BED_WIDTH} wide, falling under gravity g = {} (kT = 1, unit masses), elastic. Each \
              sample builds a fresh simulation (not timed), runs {BED_WARMUP_CPP} collisions per particle of the \
              fall, then times {BED_TIMED_CPP} per particle; the two structures alternate, binary heap, one \
-             thread; medians. The particles speed up as they fall, so the triangulation's re-check horizon \
-             (how far ahead a certificate's failure is solved) follows the rms speed down; in the walled box \
+             thread; medians. The triangulation's re-check horizon (how far ahead a certificate's failure is \
+             solved) follows the rms speed relative to the mean velocity and the mean free path measured from \
+             the collision rate, both of which change as the bed falls and packs; in the walled box \
              the bounding triangle's far corners fall with the particles, so that every certificate stays a \
              quartic in time. The triangulation's events and horizon are from its last timed run.",
             -BED_GRAVITY
