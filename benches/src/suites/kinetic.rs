@@ -3469,7 +3469,7 @@ fn conclusion_advance_knowledge() -> String {
      ones. The segment trees need neither quantity; the neighbour lists need a shell thickness, by default a \
      fraction of the largest diameter; the Laguerre–Delaunay triangulation needs no particle size but does use \
      the box (with walls its bounding triangle is placed 20 box sizes out; with periodic sides it triangulates 3 × 3 \
-     images of the box once, at build). Every structure is \
+     images of the box, 5 × 5 for a handful of particles, once, at build). Every structure is \
      built from the whole state, so the engine always knows both quantities; the conclusion holds for the \
      subdivision as stated, and here for the spatial tree too."
         .to_owned()

@@ -8,9 +8,9 @@
 //! contacts that do not cross the gap.
 //!
 //! The reference is the same power-diagram oracle as in `delaunay.rs` (`delaunay_oracle`,
-//! nothing from the crate's geometry), applied to the disks in 3 × 3 periodic images: the cells
-//! of the central images are those of the infinite periodic system (every cell here is far
-//! smaller than the box), so the torus' edges are exactly the contacts of a central disk with
+//! nothing from the crate's geometry), applied to the disks in 3 × 3 periodic images (5 × 5 for a
+//! handful of disks, see [`copies`]): the cells of the central images are those of the infinite
+//! periodic system, so the torus' edges are exactly the contacts of a central disk with
 //! any image. An edge `([a, b], k)` of the crate joins `a` at `position(a)` to the image of `b`
 //! at `position(b) + k ⊙ L` (positions unwrapped).
 //!
@@ -100,15 +100,28 @@ fn home(x: [f64; 2], (period, low): ([f64; 2], [f64; 2])) -> [i32; 2] {
     [0, 1].map(|a| -((x[a] - low[a]) / period[a]).floor() as i32)
 }
 
-/// The 3 × 3 images of the disks: image `c · n + i` is disk `i` brought into the box and
-/// shifted by copy `c` of [`COPIES`] (the central one first).
-const COPIES: [[i32; 2]; 9] = [[0, 0], [-1, -1], [0, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [0, 1], [1, 1]];
+/// The whole periods of the images the oracle takes (the central one first, then ring by
+/// ring): 3 × 3, and 5 × 5 for a handful of disks, whose empty power circles may reach past
+/// the first ring. (On a square torus an empty power circle is narrower than the diagonal of a
+/// period, so every disk whose power it could decide lies within the second ring.)
+fn copies(n: usize) -> Vec<[i32; 2]> {
+    let reach = if n <= FEW { 2 } else { 1 };
+    let mut copies: Vec<[i32; 2]> =
+        (-reach..=reach).flat_map(|y| (-reach..=reach).map(move |x| [x, y])).collect();
+    copies.sort_by_key(|c| c[0].abs().max(c[1].abs()));
+    copies
+}
 
+/// Up to this many disks the oracle takes 5 × 5 images.
+const FEW: usize = 16;
+
+/// The images of the disks: image `c · n + i` is disk `i` brought into the box and shifted by
+/// copy `c` of [`copies`].
 fn images(state: &State<2>) -> Vec<Disk> {
     let torus = torus(state);
     let l = torus.0;
     let mut disks = Vec::new();
-    for copy in COPIES {
+    for copy in copies(state.len()) {
         for i in 0..state.len() {
             let p = state.position(i);
             let h = home(p, torus);
@@ -143,12 +156,17 @@ fn check_against_images(sim: &Sim, label: &str) -> usize {
         assert_eq!(edges.len(), 3 * n, "{label}: edge count");
     }
     let disks = images(state);
+    let copies = copies(n);
+    let reach = f64::from(copies.iter().map(|c| c[0].abs()).max().unwrap_or(0));
     let diagram = PowerDiagram::new(
         &disks,
-        [[low[0] - l[0], low[1] - l[1]], [low[0] + 2.0 * l[0], low[1] + 2.0 * l[1]]],
+        [
+            [low[0] - reach * l[0], low[1] - reach * l[1]],
+            [low[0] + (1.0 + reach) * l[0], low[1] + (1.0 + reach) * l[1]],
+        ],
     );
     let homes: Vec<[i32; 2]> = (0..n).map(|i| home(state.position(i), torus)).collect();
-    let copy_index = |c: [i32; 2]| COPIES.iter().position(|&x| x == c);
+    let copy_index = |c: [i32; 2]| copies.iter().position(|&x| x == c);
     let mut points = 0;
     for &([a, b], k) in &edges {
         // a's central image, and b's image joined to it: position(b) + k L + home(a) L.
@@ -168,7 +186,7 @@ fn check_against_images(sim: &Sim, label: &str) -> usize {
         }
         // x is central (the central copy has the lowest indices): the edge from x to y's image.
         let (copy, b) = (y / n, y % n);
-        let k = [0, 1].map(|a| COPIES[copy][a] + homes[b][a] - homes[x][a]);
+        let k = [0, 1].map(|a| copies[copy][a] + homes[b][a] - homes[x][a]);
         if (0..2).any(|a| walled[a] && k[a] != 0) {
             // Through the gap beyond a wall: not a pair of disks that can meet.
             continue;
@@ -499,4 +517,62 @@ fn few_particles_run_or_fall_back() {
         }
     }
     assert!(ran > 50 && fell_back > 5, "ran {ran}, fell back {fell_back}");
+}
+
+/// Few particles in periodic and mixed boxes: wherever the kinetic structure still holds a
+/// triangulation of the torus (halfway between two events), a construction from scratch finds
+/// one too, and the same (with 3 × 3 images alone it may not: an empty power circle of a
+/// sparse torus can reach past the first ring of images).
+#[test]
+fn few_particles_rebuild_wherever_the_kinetic_triangulation_holds() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut compared = 0;
+    for n in 3..=12 {
+        for trial in 0..54 {
+            let periodic = [[true, true], [true, false], [false, true]][trial % 3];
+            let side = [5.0, 6.0, 8.0][trial / 3 % 3];
+            let sim_box = SimBox::new([side; 2], periodic).unwrap();
+            let particles = scattered(&mut rng, n, side, [0.3, 0.45, 0.6][trial / 9 % 3]);
+            let Ok(mut sim) =
+                Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new())
+            else {
+                continue;
+            };
+            for _ in 0..150 {
+                let Some(t1) = sim.next_event_time() else { break };
+                sim.run(Stop::Time(t1));
+                if sim.structure().fell_back() {
+                    break;
+                }
+                let t2 = sim.next_event_time().unwrap_or(t1 + 1.0);
+                let t_mid = t1 + 0.5 * (t2 - t1);
+                if !(t_mid > t1 && t_mid < t2) {
+                    continue;
+                }
+                sim.run(Stop::Time(t_mid));
+                let state = sim.state();
+                let at = format!("n {n}, trial {trial}, {periodic:?}, t = {t_mid}");
+                assert!(sim.structure().is_regular(state), "{at}: not regular");
+                let particles = (0..state.len())
+                    .map(|i| {
+                        Particle::new(state.position(i), state.velocity(i), state.radius(i), state.mass(i))
+                    })
+                    .collect();
+                let fresh =
+                    Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new())
+                        .expect("a valid system");
+                assert!(!fresh.structure().fell_back(), "{at}: the rebuild fell back");
+                assert_eq!(
+                    edges_between_wrapped(&sim),
+                    edges_between_wrapped(&fresh),
+                    "{at}: kinetic ≠ rebuilt"
+                );
+                if compared % 10 == 0 {
+                    check_against_images(&fresh, &at);
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "only {compared} comparisons");
 }

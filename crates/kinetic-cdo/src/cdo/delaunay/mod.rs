@@ -17,7 +17,8 @@
 //!   three particles, the whole periods added to each one's (unwrapped) centre, so its geometry is
 //!   that of three images; neighbouring triangles may use different frames, related through the
 //!   shared edge. It is built by triangulating the 3 × 3 periodic images of the particles as
-//!   above and keeping, of each triangle and its translates, the one whose smallest particle is
+//!   above (5 × 5 where an empty power circle reaches past the first ring of images: a handful
+//!   of particles) and keeping, of each triangle and its translates, the one whose smallest particle is
 //!   at its home image; there are exactly `2n` (Euler on the torus). For this the predicates
 //!   evaluate differences of images from their parts (centre and whole periods), so they answer
 //!   alike in every image, and exact ties (lattices) are broken by a symbolic perturbation of
@@ -100,7 +101,7 @@ fn sub(a: [i32; 2], b: [i32; 2]) -> [i32; 2] {
 }
 
 /// The weighted points a construction triangulates, by vertex index: the particles (once with
-/// walls; with periodic sides in 3 × 3 images, the central one first), then the three corners
+/// walls; with periodic sides in 3 × 3 or 5 × 5 images, the central one first), then the three corners
 /// of the bounding triangle.
 struct Cover {
     images: Vec<Image>,
@@ -119,21 +120,21 @@ struct Cover {
 
 impl Cover {
     /// The particles, and on a torus of periods `period` (all 0 with walls) whose fundamental
-    /// domain starts at `low`, their images by whole periods (−1, 0 or 1 per axis) whose
-    /// centres lie within `band` of that domain (all of them for an infinite band).
-    fn new(state: &State<2>, period: [f64; 2], low: [f64; 2], band: f64) -> Self {
+    /// domain starts at `low`, their images by whole periods (from `−reach` to `reach` per
+    /// axis) whose centres lie within `band` of that domain (all of them for an infinite band).
+    fn new(state: &State<2>, period: [f64; 2], low: [f64; 2], reach: i32, band: f64) -> Self {
         let n = state.len();
         let periodic = period[0] > 0.0;
         let lengths = if periodic { period } else { state.sim_box().lengths() };
-        let copies: &[[i32; 2]] = if periodic {
-            &[[0, 0], [-1, -1], [0, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [0, 1], [1, 1]]
-        } else {
-            &[[0, 0]]
-        };
-        let band = band.min(lengths[0].max(lengths[1]));
+        // The central copy first, then the rings around it.
+        let reach = if periodic { reach } else { 0 };
+        let mut copies: Vec<[i32; 2]> =
+            (-reach..=reach).flat_map(|y| (-reach..=reach).map(move |x| [x, y])).collect();
+        copies.sort_by_key(|c| c[0].abs().max(c[1].abs()));
+        let band = band.min(f64::from(reach) * lengths[0].max(lengths[1]));
         let mut images = Vec::with_capacity(copies.len() * n + 3);
         let mut ids = Vec::with_capacity(copies.len() * n + 3);
-        for copy in copies {
+        for copy in &copies {
             for i in 0..n {
                 let base = state.position(i);
                 // Whole periods that bring the (unwrapped) centre into the fundamental domain:
@@ -514,10 +515,13 @@ impl LaguerreDelaunay {
     /// scratch for the state now, with the bounding triangle's corners where this structure's
     /// are now (in a walled box the corners move with gravity, see the module documentation):
     /// what the kinetic maintenance keeps equal to its own between events. Empty where the
-    /// construction finds no triangulation of the torus: where it has none, and also, for a
-    /// handful of disks, where the 3 × 3 periodic images the construction triangulates are too
-    /// few to show one that the kinetic structure still holds (found by an independent
-    /// review: 5–6 disks in a periodic or mixed box; a build there falls back).
+    /// torus has no triangulation. The construction triangulates 3 × 3 periodic images, and
+    /// 5 × 5 where those do not close up into a torus (a handful of disks, whose empty power
+    /// circles reach past the first ring): enough whenever the torus's two periods differ by
+    /// less than a factor √2. An empty power circle then holds no centre, so it is narrower
+    /// than the diagonal of a period, and every site within power range of it lies within two
+    /// periods of a particle's home image; a much longer torus (a mixed box whose periodic
+    /// side is many times its walled one) may have a triangulation none of them shows.
     ///
     /// ```
     /// use kinetic_cdo::{LaguerreDelaunay, SimBox, SimConfig, Simulation, init};
@@ -1292,18 +1296,23 @@ impl LaguerreDelaunay {
             let band = BAND_SPACINGS * spacing;
             let narrow = (band < 0.5 * self.period[0].min(self.period[1]))
                 .then(|| {
-                    let cover = Cover::new(state, self.period, low, band);
+                    let cover = Cover::new(state, self.period, low, 1, band);
                     self.triangulate(&cover);
                     self.extract_torus(&cover).ok().filter(|()| self.is_regular(state))
                 })
                 .flatten();
             if narrow.is_none() {
-                let cover = Cover::new(state, self.period, low, f64::INFINITY);
-                self.triangulate(&cover);
-                return self.extract_torus(&cover).is_ok();
+                // All 3 × 3 images, and where an empty power circle reaches past them (a few
+                // particles: its triangles then differ from the torus's and do not close up),
+                // 5 × 5.
+                return (1..=2).any(|reach| {
+                    let cover = Cover::new(state, self.period, low, reach, f64::INFINITY);
+                    self.triangulate(&cover);
+                    self.extract_torus(&cover).is_ok() && self.is_regular(state)
+                });
             }
         } else {
-            let mut cover = Cover::new(state, [0.0; 2], [0.0; 2], 0.0);
+            let mut cover = Cover::new(state, [0.0; 2], [0.0; 2], 0, 0.0);
             match corners {
                 Some(at) => cover.place_corners(at),
                 None => {
