@@ -440,8 +440,14 @@ impl HierarchicalHashGrid {
         if let Some(objects) = self.grids[g as usize].grow() {
             for id in objects {
                 let grid = &self.grids[g as usize];
-                let lo = grid.coordinates(self.aabbs[id as usize].min).expect("was placeable before growing");
-                let cell = grid.hash(lo);
+                // Every object is placed by its box's minimum corner, which the grid hashed
+                // before it grew, unless the box was updated since under clear-and-reinsert
+                // (stored, not yet placed) to one beyond the coordinates the grid hashes. Any
+                // cell holds such an object until the rebuild that the pending update implies,
+                // before any detection or query, places it anew.
+                let placed = grid.coordinates(self.aabbs[id as usize].min);
+                debug_assert!(placed.is_some() || self.rebuild_pending, "an object the grid cannot place");
+                let cell = placed.map_or(0, |lo| grid.hash(lo));
                 self.store_in_grid(id, g, cell);
             }
         }

@@ -72,6 +72,23 @@ fn arb_box() -> impl Strategy<Value = Aabb> {
         })
 }
 
+/// A box far beyond the coordinates the grids hash (up to ±10³⁰⁰ per axis): it lives in the
+/// container tested against everything.
+fn arb_far_box() -> impl Strategy<Value = Aabb> {
+    (
+        [8.0..300.0f64, 8.0..300.0, 8.0..300.0],
+        [prop::bool::ANY, prop::bool::ANY, prop::bool::ANY],
+        -3.0..3.0f64,
+    )
+        .prop_map(|(exponents, negative, size)| {
+            let min = DVec3::from(std::array::from_fn::<f64, 3, _>(|a| {
+                let x = 10f64.powf(exponents[a]);
+                if negative[a] { -x } else { x }
+            }));
+            Aabb::new(min, min + DVec3::splat(10f64.powf(size))).unwrap()
+        })
+}
+
 fn arb_options() -> impl Strategy<Value = ObjectOptions> {
     (prop::bool::weighted(0.2), prop::bool::weighted(0.2), 1u32..4, 1u32..4).prop_map(
         |(is_static, grouped, m, f)| ObjectOptions {
@@ -107,6 +124,7 @@ fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
             2 => any::<usize>().prop_map(Op::Remove),
             4 => (any::<usize>(), [-0.3..0.3f64, -0.3..0.3, -0.3..0.3]).prop_map(|(i, d)| Op::Nudge(i, d)),
             2 => (any::<usize>(), arb_box()).prop_map(|(i, b)| Op::Replace(i, b)),
+            1 => (any::<usize>(), arb_far_box()).prop_map(|(i, b)| Op::Replace(i, b)),
             1 => Just(Op::Detect),
         ],
         1..120,
@@ -518,4 +536,26 @@ fn large_scene_parallel_equals_serial_and_sweep() {
             assert!(expected.len() > n as usize / 2, "too few pairs to be a test: {}", expected.len());
         }
     }
+}
+
+/// With clear-and-reinsert, an update only stores the new box until the next detection; a
+/// grid that grows meanwhile re-places its objects, and one whose new box lies beyond the
+/// coordinates the grid hashes must not stop it (it panicked: found by an independent review).
+#[test]
+fn a_grid_grows_while_an_update_beyond_its_coordinates_is_pending() {
+    let config = HhGridConfig {
+        update_strategy: UpdateStrategy::ClearAndReinsert,
+        all_pairs_threshold: 0,
+        initial_cells: [4, 4, 4],
+        ..HhGridConfig::default()
+    };
+    let mut grid = HierarchicalHashGrid::new(config).unwrap();
+    let unit = |x: f64| Aabb::new(DVec3::splat(x), DVec3::splat(x + 1.0)).unwrap();
+    let handles: Vec<_> = (0..8).map(|i| grid.insert(unit(2.0 * f64::from(i))).unwrap()).collect();
+    grid.update(handles[0], unit(1e15)).unwrap();
+    grid.insert(unit(100.0)).unwrap();
+    let far_neighbour = grid.insert(unit(1e15 + 0.5)).unwrap();
+    let mut pairs = Vec::new();
+    grid.find_pairs(&mut pairs);
+    assert_eq!(pairs, vec![(handles[0], far_neighbour)]);
 }
