@@ -75,7 +75,8 @@ impl Contact {
         if !depth.is_finite() {
             return Err(ContactError::NonFinite { what: "depth" });
         }
-        let normal = normal.try_normalize().ok_or(ContactError::ZeroNormal)?;
+        // Scaled first: a tiny or huge normal is still a direction.
+        let normal = geometry_core::scaled::normalize(normal).ok_or(ContactError::ZeroNormal)?;
         Ok(Self { point, normal, depth })
     }
 

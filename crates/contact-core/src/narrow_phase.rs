@@ -1,7 +1,7 @@
 //! The narrow-phase trait and the closed-form sphere–sphere generator.
 
 use crate::Contact;
-use geometry_core::Sphere;
+use geometry_core::{Sphere, scaled};
 use std::convert::Infallible;
 
 /// Computes the contact between two shapes of types `A` and `B`.
@@ -52,16 +52,23 @@ impl ContactGenerator<Sphere> for SphereContact {
     type Error = Infallible;
 
     fn contact(&self, a: &Sphere, b: &Sphere) -> Result<Option<Contact>, Infallible> {
-        let delta = b.center() - a.center();
-        let distance = delta.length();
-        let reach = a.radius() + b.radius();
-        if distance > reach {
+        // Without squared lengths, which overflow or underflow for huge or tiny balls.
+        if !a.intersects(b) {
             return Ok(None);
         }
-        let normal = if distance > 0.0 { delta / distance } else { geometry_core::DVec3::X };
-        let depth = reach - distance;
-        let surface_a = a.center() + normal * a.radius();
-        let surface_b = b.center() - normal * b.radius();
-        Ok(Some(Contact { point: (surface_a + surface_b) * 0.5, normal, depth }))
+        let (ca, cb, ra, rb) = (a.center(), b.center(), a.radius(), b.radius());
+        // Differences and sums that overflow (centres or radii near the largest double) are
+        // taken at half scale, which is exact for normal numbers.
+        let (delta, reach) = (cb - ca, ra + rb);
+        let half = !delta.is_finite() || !reach.is_finite();
+        let (delta, reach, unit) =
+            if half { (cb * 0.5 - ca * 0.5, ra * 0.5 + rb * 0.5, 2.0) } else { (delta, reach, 1.0) };
+        let normal = scaled::normalize(delta).unwrap_or(geometry_core::DVec3::X);
+        // The balls overlap: the depth lies between 0 and the sum of the radii (capped at the
+        // largest double).
+        let depth = ((reach - scaled::length(delta)).max(0.0) * unit).min(f64::MAX);
+        // Midway between the surface points c_a + r_a n and c_b − r_b n.
+        let point = (ca * 0.5 + cb * 0.5) + normal * (ra * 0.5 - rb * 0.5);
+        Ok(Some(Contact { point, normal, depth }))
     }
 }

@@ -113,6 +113,31 @@ proptest! {
         }
     }
 
+    /// Every input scaled by a power of two (exact) from 2⁻⁹⁰⁰ to 2⁹⁰⁰: the same contact,
+    /// scaled (squared lengths used to overflow or underflow beyond about 1e±154, giving wrong
+    /// normals, depths and misses: found by an independent review).
+    #[test]
+    fn sphere_contact_at_every_scale(ca in arb_point(3.0), cb in arb_point(3.0), ra in 0.1f64..2.0, rb in 0.1f64..2.0, k in -900i32..=900) {
+        let s = 2f64.powi(k);
+        let unit = SphereContact.contact(&Sphere::new(ca, ra).unwrap(), &Sphere::new(cb, rb).unwrap()).unwrap();
+        let scaled = SphereContact.contact(&Sphere::new(ca * s, ra * s).unwrap(), &Sphere::new(cb * s, rb * s).unwrap()).unwrap();
+        prop_assert_eq!(scaled.map(|c| (c.point, c.normal, c.depth)), unit.map(|c| (c.point * s, c.normal, c.depth * s)));
+    }
+
+    /// A normal of any finite non-zero length is a direction.
+    #[test]
+    fn contact_normals_of_any_length(n in arb_point(1.0), k in -1070i32..=1020) {
+        prop_assume!(n != DVec3::ZERO);
+        let unit = Contact::new(DVec3::ZERO, n, 0.1).unwrap();
+        let scaled = Contact::new(DVec3::ZERO, n * 2f64.powi(k), 0.1);
+        // Below the normal range, scaling loses low bits: the direction then agrees closely.
+        if k >= -1000 {
+            prop_assert_eq!(scaled, Ok(unit));
+        } else if let Ok(c) = scaled {
+            prop_assert!((c.normal - unit.normal).length() < 1e-3);
+        }
+    }
+
     /// Box containment against per-coordinate comparisons; the batch agrees with single queries.
     #[test]
     fn aabb_containment(b in arb_box(), pts in prop::collection::vec((-5i32..5, -5i32..5, -5i32..5), 0..40)) {
@@ -138,6 +163,25 @@ fn contact_errors() {
         Err(ContactError::NonFinite { what: "depth" })
     );
     assert_eq!(Contact::new(DVec3::ZERO, DVec3::ZERO, 0.0), Err(ContactError::ZeroNormal));
+    // Tiny and huge normals are directions (they were refused as zero).
+    assert_eq!(Contact::new(DVec3::ZERO, DVec3::new(1e-300, 0.0, 0.0), 0.1).map(|c| c.normal), Ok(DVec3::X));
+    assert_eq!(Contact::new(DVec3::ZERO, DVec3::new(0.0, 1e300, 0.0), 0.1).map(|c| c.normal), Ok(DVec3::Y));
+}
+
+/// Balls whose centres and radii are near the largest double: contacts are found and finite.
+#[test]
+fn sphere_contact_near_the_largest_double() {
+    let m = f64::MAX;
+    let (a, b) =
+        (Sphere::new(DVec3::new(-m, 0.0, 0.0), m).unwrap(), Sphere::new(DVec3::new(m, 0.0, 0.0), m).unwrap());
+    let c = SphereContact.contact(&a, &b).unwrap().unwrap();
+    assert_eq!(c.normal, DVec3::X);
+    assert!(c.depth.is_finite() && c.point.is_finite());
+    let far = Sphere::new(DVec3::new(m, 0.0, 0.0), m * 0.49).unwrap();
+    assert_eq!(
+        SphereContact.contact(&Sphere::new(DVec3::new(-m, 0.0, 0.0), m * 0.49).unwrap(), &far).unwrap(),
+        None
+    );
 }
 
 #[test]

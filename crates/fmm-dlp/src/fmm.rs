@@ -743,8 +743,9 @@ impl FmmDlp {
     /// the points are mapped into the body's frame, so the setup is reused as the body moves.
     ///
     /// # Errors
-    /// [`DlpError::InvalidPose`] for a non-finite or singular pose, and those of
-    /// [`classify`](Self::classify).
+    /// [`DlpError::InvalidPose`] for a non-finite or singular pose (also one whose inverse
+    /// overflows), [`DlpError::NonFinitePoint`] for a non-finite point or one that overflows
+    /// when mapped into the body's frame, and those of [`classify`](Self::classify).
     ///
     /// ```
     /// use contact_core::Containment;
@@ -761,6 +762,9 @@ impl FmmDlp {
         }
         crate::check_points(points)?;
         let inverse = pose.inverse();
+        if !inverse.is_finite() {
+            return Err(DlpError::InvalidPose);
+        }
         let local: Vec<DVec3> = points.iter().map(|&x| inverse.transform_point3(x)).collect();
         self.classify(&local)
     }

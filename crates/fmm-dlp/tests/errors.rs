@@ -145,4 +145,8 @@ fn singular_poses_are_refused() {
     }
     let non_finite = DAffine3::from_translation(DVec3::new(f64::NAN, 0.0, 0.0));
     assert!(fmm.classify_posed(&non_finite, &points).is_err(), "a NaN pose was accepted");
+    // A finite pose whose inverse overflows (its determinant does) is refused as a pose, not
+    // blamed on the points (found by an independent review).
+    let huge = DAffine3::from_scale(DVec3::splat(1e300));
+    assert!(matches!(fmm.classify_posed(&huge, &points), Err(DlpError::InvalidPose)));
 }

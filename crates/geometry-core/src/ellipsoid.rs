@@ -99,6 +99,10 @@ impl Ellipsoid {
 
     /// The shape matrix `A = R diag(1/a²) Rᵀ` of the quadratic form `(x - c)ᵀ A (x - c) <= 1`.
     ///
+    /// Its entries are inverse squares of the semi-axes: they overflow to infinity for semi-axes
+    /// below about `1e-154` and vanish for semi-axes above about `1e154` (scale such ellipsoids
+    /// by a power of two first, which is exact).
+    ///
     /// ```
     /// use geometry_core::{Ellipsoid, DQuat, DVec3};
     /// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(2.0, 1.0, 1.0)).unwrap().shape_matrix();
@@ -110,6 +114,9 @@ impl Ellipsoid {
     }
 
     /// The inverse shape matrix `A⁻¹ = R diag(a²) Rᵀ` (used by the Perram–Wertheim function).
+    ///
+    /// Its entries are squares of the semi-axes, with the range limits of
+    /// [`shape_matrix`](Self::shape_matrix) the other way round.
     ///
     /// ```
     /// use geometry_core::{Ellipsoid, DQuat, DVec3};
@@ -129,7 +136,15 @@ impl Ellipsoid {
     /// assert!((e.aabb().max - DVec3::new(1.0, 2.0, 1.0)).length() < 1e-12);
     /// ```
     pub fn aabb(&self) -> Aabb {
-        let half = DVec3::from(self.inverse_shape_matrix().diagonal_sqrt());
+        // Row i of R diag(a): its length is the half-width, taken without squaring the entries
+        // (the diagonal of R diag(a²) Rᵀ overflows or underflows for huge or tiny ellipsoids).
+        let scaled_axes = self.rotation() * DMat3::from_diagonal(self.semi_axes);
+        let rows = scaled_axes.transpose();
+        let half = DVec3::new(
+            crate::scaled::length(rows.x_axis),
+            crate::scaled::length(rows.y_axis),
+            crate::scaled::length(rows.z_axis),
+        );
         Aabb { min: self.center - half, max: self.center + half }
     }
 
@@ -153,16 +168,5 @@ impl Ellipsoid {
     /// ```
     pub fn volume(&self) -> f64 {
         4.0 / 3.0 * std::f64::consts::PI * self.semi_axes.x * self.semi_axes.y * self.semi_axes.z
-    }
-}
-
-/// Square roots of a matrix diagonal, as an array.
-trait DiagonalSqrt {
-    fn diagonal_sqrt(&self) -> [f64; 3];
-}
-
-impl DiagonalSqrt for DMat3 {
-    fn diagonal_sqrt(&self) -> [f64; 3] {
-        [self.x_axis.x.sqrt(), self.y_axis.y.sqrt(), self.z_axis.z.sqrt()]
     }
 }

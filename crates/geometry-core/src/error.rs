@@ -70,6 +70,20 @@ pub enum MeshError {
         /// Index of the offending vertex.
         vertex: usize,
     },
+    /// A vertex has a coordinate outside the range where the exact predicates are exact
+    /// ([`predicates::in_exact_range`](crate::predicates::in_exact_range): 0, or a magnitude from
+    /// `1e-70` to `1e70`). Beyond it their products overflow or lose digits, and every answer
+    /// that depends on a sign (degenerate faces, orientation, containment) could be wrong.
+    /// Scaling the mesh by a power of two is exact and brings it into range.
+    #[error(
+        "vertex {vertex} has a coordinate (axis {axis}) outside the range of the exact predicates (0, or 1e-70 to 1e70 in magnitude)"
+    )]
+    CoordinateOutOfRange {
+        /// Index of the offending vertex.
+        vertex: usize,
+        /// The axis of the offending coordinate (0 for x, 1 for y, 2 for z).
+        axis: usize,
+    },
     /// A face refers to a vertex index that does not exist.
     #[error("face {face} refers to vertex {index}, but there are only {vertex_count} vertices")]
     IndexOutOfRange {

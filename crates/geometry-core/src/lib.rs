@@ -7,6 +7,7 @@
 //!   Constructors validate their input and return a typed [`GeometryError`] instead of panicking.
 //! * [`TriMesh`]: an indexed triangle mesh that can only be built through a validating constructor.
 //!   Its [`MeshReport`] tells whether it is closed, consistently oriented and outward-facing.
+//! * [`scaled`]: lengths, directions and distance tests without overflow or underflow.
 //! * [`predicates`]: exact orientation tests `orient2d` / `orient3d` (Shewchuk's adaptive predicates).
 //! * [`generators`]: the meshes and point sets used by the papers' experiments (octahedral sphere,
 //!   gyroid foam, regular point grids).
@@ -32,6 +33,7 @@ pub mod mesh;
 pub mod plane;
 pub mod predicates;
 pub mod ray;
+pub mod scaled;
 pub mod sphere;
 pub mod triangle;
 
@@ -50,14 +52,4 @@ pub use triangle::Triangle;
 /// [`GeometryError::NonFinite`] naming `what`.
 pub(crate) fn check_finite(what: &'static str, v: DVec3) -> Result<DVec3, GeometryError> {
     if v.is_finite() { Ok(v) } else { Err(GeometryError::NonFinite { what }) }
-}
-
-/// Normalises `v` without overflow or underflow: scales by the largest component first, so
-/// that any finite non-zero vector yields a unit vector. `None` for zero or non-finite input.
-pub(crate) fn normalize_scaled(v: DVec3) -> Option<DVec3> {
-    let largest = v.abs().max_element();
-    if largest == 0.0 || !largest.is_finite() {
-        return None;
-    }
-    (v / largest).try_normalize()
 }

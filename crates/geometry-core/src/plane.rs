@@ -29,7 +29,7 @@ impl Plane {
     pub fn from_point_normal(point: DVec3, normal: DVec3) -> Result<Self, GeometryError> {
         check_finite("plane point", point)?;
         check_finite("plane normal", normal)?;
-        let n = crate::normalize_scaled(normal).ok_or(GeometryError::ZeroVector { what: "plane normal" })?;
+        let n = crate::scaled::normalize(normal).ok_or(GeometryError::ZeroVector { what: "plane normal" })?;
         Ok(Self { normal: n, offset: n.dot(point) })
     }
 

@@ -31,6 +31,29 @@
 
 use crate::{DVec2, DVec3};
 
+/// The smallest magnitude of a non-zero coordinate for which the predicates are exact.
+pub const SMALLEST_EXACT_MAGNITUDE: f64 = 1e-70;
+
+/// The largest magnitude of a coordinate for which the predicates are exact.
+pub const LARGEST_EXACT_MAGNITUDE: f64 = 1e70;
+
+/// Whether coordinate `x` lies in the range where the predicates are exact: 0, or a magnitude
+/// from [`SMALLEST_EXACT_MAGNITUDE`] to [`LARGEST_EXACT_MAGNITUDE`].
+///
+/// Within it, a non-zero difference of two coordinates is at least `2⁻⁵²` times the smaller
+/// magnitude, so the products of three differences that [`orient3d`] expands, and the rounding
+/// errors it tracks, stay far above the smallest normal double (about `1e-290` against
+/// `2.2e-308`) and far below the largest (`1e211` against `1.8e308`).
+///
+/// ```
+/// use geometry_core::predicates::in_exact_range;
+/// assert!(in_exact_range(0.0) && in_exact_range(-3.5) && in_exact_range(1e60));
+/// assert!(!in_exact_range(1e-200) && !in_exact_range(1e100) && !in_exact_range(f64::NAN));
+/// ```
+pub fn in_exact_range(x: f64) -> bool {
+    x == 0.0 || (SMALLEST_EXACT_MAGNITUDE..=LARGEST_EXACT_MAGNITUDE).contains(&x.abs())
+}
+
 /// The sign of an exact determinant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Sign {

@@ -80,8 +80,8 @@ impl Sphere {
     /// assert!(!a.intersects(&Sphere::new(DVec3::new(3.0, 0.0, 0.0), 1.0).unwrap()));
     /// ```
     pub fn intersects(&self, other: &Sphere) -> bool {
-        let r = self.radius + other.radius;
-        self.center.distance_squared(other.center) <= r * r
+        // Not through squared distances, which overflow or underflow for huge or tiny balls.
+        crate::scaled::within_reach(self.center, other.center, self.radius, other.radius)
     }
 
     /// Whether `p` lies in the closed ball.
@@ -91,7 +91,7 @@ impl Sphere {
     /// assert!(Sphere::new(DVec3::ZERO, 1.0).unwrap().contains_point(DVec3::X));
     /// ```
     pub fn contains_point(&self, p: DVec3) -> bool {
-        self.center.distance_squared(p) <= self.radius * self.radius
+        crate::scaled::within_reach(self.center, p, self.radius, 0.0)
     }
 
     /// Volume `4/3 π r³`.

@@ -551,6 +551,33 @@ proptest! {
     }
 }
 
+/// Coordinates beyond the range where the exact predicates are exact are refused, the lowest
+/// vertex first, with the axis; the ends of the range and 0 are accepted. (A tetrahedron at
+/// 1e-200 used to be called degenerate, and one at 2⁴⁰⁰ accepted with a NaN volume and
+/// wrong containment answers downstream: found by an independent review.)
+#[test]
+fn mesh_coordinates_outside_the_exact_range_are_refused() {
+    let (v, f) = tetrahedron();
+    for scale in [1e-200, 2f64.powi(400), 1e-71, 1e71] {
+        let scaled: Vec<DVec3> = v.iter().map(|&p| (p + DVec3::ONE) * scale).collect();
+        let err = TriMesh::new(scaled, f.clone()).unwrap_err();
+        assert_eq!(err, MeshError::CoordinateOutOfRange { vertex: 0, axis: 0 }, "scale {scale:e}");
+    }
+    for scale in [1e-70, 1e-40, 1e40, 1e70] {
+        let scaled: Vec<DVec3> = v.iter().map(|&p| p * scale).collect();
+        let mesh = TriMesh::new(scaled, f.clone()).unwrap();
+        assert!(
+            mesh.report().signed_volume() > 0.0 || mesh.report().signed_volume() < 0.0,
+            "scale {scale:e}"
+        );
+    }
+    // The offending axis of the lowest offending vertex.
+    let mut bad = v.clone();
+    bad[3].z = -1e80;
+    bad[2].y = 1e-90;
+    assert_eq!(TriMesh::new(bad, f).unwrap_err(), MeshError::CoordinateOutOfRange { vertex: 2, axis: 1 });
+}
+
 #[test]
 fn huge_finite_inputs_do_not_panic() {
     let m = f64::MAX;

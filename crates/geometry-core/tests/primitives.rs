@@ -953,3 +953,35 @@ proptest! {
         prop_assert!(sampled - best <= spacing);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Scale: every input multiplied by a power of two (exact), from 2⁻⁹⁰⁰ to 2⁹⁰⁰
+// ---------------------------------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Balls and ellipsoids answer at any scale as at unit scale (squared distances used to
+    /// overflow or underflow beyond about 1e±154: found by an independent review).
+    #[test]
+    fn primitives_answer_alike_at_every_scale(
+        (c, q, a) in ellipsoid(),
+        c2 in vec3(-100.0..100.0f64),
+        r1 in 0.1..60.0f64,
+        r2 in 0.1..60.0f64,
+        p in vec3(-120.0..120.0f64),
+        k in -900i32..=900,
+    ) {
+        let s = 2f64.powi(k);
+        let (b1, b2) = (Sphere::new(c, r1).unwrap(), Sphere::new(c2, r2).unwrap());
+        let (t1, t2) = (Sphere::new(c * s, r1 * s).unwrap(), Sphere::new(c2 * s, r2 * s).unwrap());
+        prop_assert_eq!(t1.intersects(&t2), b1.intersects(&b2));
+        prop_assert_eq!(t1.contains_point(p * s), b1.contains_point(p));
+        let e = Ellipsoid::new(c, q, a).unwrap();
+        let scaled = Ellipsoid::new(c * s, q, a * s).unwrap();
+        prop_assert_eq!(scaled.contains_point(p * s), e.contains_point(p));
+        let (unit_box, scaled_box) = (e.aabb(), scaled.aabb());
+        prop_assert_eq!(scaled_box.min, unit_box.min * s);
+        prop_assert_eq!(scaled_box.max, unit_box.max * s);
+    }
+}

@@ -9,7 +9,7 @@ mod report;
 
 pub use report::MeshReport;
 
-use crate::predicates::collinear3d;
+use crate::predicates::{collinear3d, in_exact_range};
 use crate::{Aabb, DAffine3, DVec3, MeshError, SolidError, Triangle};
 
 /// An indexed triangle mesh with `f64` vertices and `u32` indices, validated at construction.
@@ -46,6 +46,8 @@ impl TriMesh {
     /// * [`MeshError::Empty`]: no vertices or no faces.
     /// * [`MeshError::TooManyVertices`]: more than `u32::MAX` vertices.
     /// * [`MeshError::NonFiniteVertex`]: a coordinate is NaN or infinite.
+    /// * [`MeshError::CoordinateOutOfRange`]: a coordinate is outside the range where the exact
+    ///   predicates are exact (0, or a magnitude from `1e-70` to `1e70`).
     /// * [`MeshError::IndexOutOfRange`]: a face names a vertex that does not exist.
     /// * [`MeshError::DegenerateFace`]: a face repeats an index or has exactly collinear corners.
     ///
@@ -65,6 +67,11 @@ impl TriMesh {
         }
         if let Some(vertex) = vertices.iter().position(|v| !v.is_finite()) {
             return Err(MeshError::NonFiniteVertex { vertex });
+        }
+        if let Some((vertex, axis)) = vertices.iter().enumerate().find_map(|(i, v)| {
+            v.to_array().into_iter().position(|x| !in_exact_range(x)).map(|axis| (i, axis))
+        }) {
+            return Err(MeshError::CoordinateOutOfRange { vertex, axis });
         }
         let vertex_count = vertices.len();
         for (face, tri) in faces.iter().enumerate() {
