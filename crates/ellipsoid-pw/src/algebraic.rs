@@ -45,7 +45,11 @@ pub enum Separation {
     Undecided,
 }
 
-/// Decides overlap of two ellipsoids exactly where it can (see the [module docs](self)).
+/// Decides overlap of two ellipsoids exactly where it can, by the algebraic separation condition
+/// of Wang, Wang & Kim (2001): the quartic `f(λ) = det(λ Q_A + Q_B)` of the two quadrics has two
+/// distinct positive roots exactly when the ellipsoids are separated, and a positive double
+/// root when they touch externally. It decides the same question as `F < 1`, so it can stand in
+/// front of [`PerramWertheim`](crate::PerramWertheim) and defer to it where it is not sure.
 ///
 /// ```
 /// use ellipsoid_pw::{Separation, algebraic_separation};

@@ -1,30 +1,65 @@
-//! The Perram–Wertheim contact function of a pair, in the first body's normalised frame.
+//! The Perram–Wertheim contact function of a pair, diagonalised once per pair.
 //!
 //! With `A = L⁻ᵀ L⁻¹`, `L = Rot_A diag(a)`, the change of variables `x' = L⁻¹ (x - r_a)` maps
 //! ellipsoid A to the unit ball at the origin. There `A⁻¹` becomes `I`, `B⁻¹` becomes
-//! `P = K Kᵀ` with `K = diag(1/a) Rot_Aᵀ Rot_B diag(b)`, and `R` becomes `r = L⁻¹ R`. Since
-//! `G(λ) = L H(λ) Lᵀ` with `H(λ) = (1-λ) I + λ P`,
+//! `P = K Kᵀ` with `K = diag(1/a) Rot_Aᵀ Rot_B diag(b)`, and `R` becomes `r = L⁻¹ R`. With the
+//! singular value decomposition `K = U diag(σ) Vᵀ`, `μ_i = σ_i²` (the generalised eigenvalues of
+//! the pencil `(B⁻¹, A⁻¹)`) and `c = Uᵀ r`, `G(λ) = L U diag(d) Uᵀ Lᵀ` with
+//! `d_i = (1-λ) + λ μ_i`, so
 //!
 //! ```text
-//! S(λ) = λ(1-λ) Rᵀ G(λ)⁻¹ R = λ(1-λ) rᵀ H(λ)⁻¹ r,
+//! S(λ)    = λ(1-λ) Σ c_i² / d_i
+//! S'(λ)   = (1-λ)² Σ x_i² - λ² Σ μ_i x_i²          (x_i = c_i / d_i)
+//! S''(λ)  = -2 Σ μ_i x_i² / d_i                     (< 0: S is concave)
+//! S'''(λ) = 6 Σ μ_i (μ_i - 1) x_i² / d_i²
 //! ```
 //!
-//! so each evaluation is one symmetric 3×3 solve and no inverse shape matrix of either body is
-//! formed. With `x = H⁻¹ r`, `D = P - I` (so `H' = D`) and `y = H⁻¹ D x`:
+//! Every sum but the two in `S'` (whose difference is the quantity sought) has terms of one sign,
+//! so each evaluation is accurate to a few rounding errors relative to its terms, whatever the
+//! conditioning of `G(λ)`. The singular values come from one-sided (Hestenes) Jacobi, which
+//! determines them to high *relative* accuracy (Demmel & Veselić 1992): it is applied to the
+//! columns of `K` or of `Kᵀ`, whichever is a column scaling of the better-conditioned factor
+//! (the body of smaller aspect ratio), so the error is about `ε` times the smaller aspect ratio.
 //!
-//! ```text
-//! S'(λ)  = (1-2λ) rᵀx - λ(1-λ) xᵀDx
-//! S''(λ) = -2 rᵀx - 2(1-2λ) xᵀDx + 2λ(1-λ) (Dx)ᵀy      (< 0: S is concave)
-//! ```
+//! Forming `P` (or `G` in the world) explicitly, as an earlier version did, squares that
+//! conditioning: the entries of `P` carry absolute errors `ε‖P‖`, which swamp its small
+//! eigenvalues and the `(1-λ)` they compete with, and the adjugate's 2×2 minors of a nearly
+//! rank-one matrix cancel catastrophically. For a thin body against a needle (`‖P‖ ~ 1e11`)
+//! that gave `S` of the wrong sign.
 //!
-//! Back in the world: the normal `n = G⁻¹R = Rot_A diag(1/a) x` and the contact point
-//! `r_a + (1-Λ) A⁻¹ n = r_a + (1-Λ) Rot_A diag(a) x`.
+//! Everything is computed in units of a power of two near the pair's largest length, so the
+//! rescaling is exact and the result does not depend on the absolute scale; the lengths of a pair
+//! (six semi-axes and the largest component of `R`) must lie within a factor
+//! [`MAX_LENGTH_RATIO`] of each other ([`PwError::LengthRatioOutOfRange`]).
+//!
+//! The maximisers work in a variable `t` in which `Λ_t <= 1/2`: `t = λ`, or `t = 1 - λ` (the
+//! roles of the bodies exchanged, which maps `μ_i → 1/μ_i` and `c_i → c_i/σ_i`), so that
+//! relative tolerances on `t` resolve `Λ` near either end of `[0, 1]`.
+//!
+//! Back in the world: the normal `n = G⁻¹R = Rot_A diag(1/a) U x` and the contact point
+//! `r_a + (1-Λ) A⁻¹ n = r_a + (1-Λ) Rot_A diag(a) U x`.
 
 use crate::PwError;
 use crate::sym3::Sym3;
 use geometry_core::{DMat3, DQuat, DVec3, Ellipsoid};
 
-/// `S` to third order around some `λ`, with `x = H⁻¹r` and `y = H⁻¹Dx = −dx/dλ` there.
+/// `log2` of [`MAX_LENGTH_RATIO`].
+pub(crate) const MAX_LENGTH_RATIO_LOG2: i32 = 100;
+
+/// The largest supported ratio between two lengths of a pair (its six semi-axes and the largest
+/// component of the centre difference), `2^100 ≈ 1.27e30`. Within it every intermediate of the
+/// evaluation (up to about the sixth power of a length ratio) stays inside the range of `f64`.
+pub const MAX_LENGTH_RATIO: f64 = 1_267_650_600_228_229_401_496_703_205_376.0;
+
+/// Pairs whose bound on the condition number of `H(λ)` (see [`ContactFunction::new`]) is at
+/// most this are evaluated directly (`P` formed, adjugate solves: relative error about `ε` times
+/// the bound, below `1e-12`), the others through the diagonalisation.
+const DIRECT_CONDITION_LIMIT: f64 = 1e4;
+
+/// Jacobi sweeps before giving up on further rotations (3×3 converges in 3 to 5).
+const MAX_SWEEPS: u32 = 12;
+
+/// `S` to third order around some `t`, with `x = H⁻¹r` and `y = −dx/dt` there (eigen-coordinates).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LocalExpansion {
     pub(crate) value: f64,
@@ -33,6 +68,72 @@ pub(crate) struct LocalExpansion {
     pub(crate) third: f64,
     pub(crate) x: DVec3,
     pub(crate) y: DVec3,
+}
+
+/// `2^k` for `k` in the normal exponent range `[-1022, 1023]`.
+fn pow2(k: i32) -> f64 {
+    debug_assert!((-1022..=1023).contains(&k));
+    f64::from_bits(u64::try_from(k + 1023).unwrap_or(0) << 52)
+}
+
+/// The binary exponent `e` of a positive normal `x` (`2^e <= x < 2^(e+1)`).
+fn exponent(x: f64) -> i32 {
+    i32::try_from((x.to_bits() >> 52) & 0x7ff).unwrap_or(0) - 1023
+}
+
+/// One-sided Jacobi: rotates the columns of `g` (and the same rotations into `w`, which starts as
+/// the identity) until they are mutually orthogonal. Then `g_in · w = g`.
+fn hestenes(g: &mut [DVec3; 3], w: &mut [DVec3; 3]) {
+    for _ in 0..MAX_SWEEPS {
+        let mut rotated = false;
+        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+            let (alpha, beta, gamma) = (g[p].length_squared(), g[q].length_squared(), g[p].dot(g[q]));
+            if gamma.abs() <= 4.0 * f64::EPSILON * (alpha.sqrt() * beta.sqrt()) {
+                continue;
+            }
+            rotated = true;
+            let zeta = (beta - alpha) / (2.0 * gamma);
+            let t = if zeta.abs() > 1e150 {
+                0.5 / zeta
+            } else {
+                zeta.signum() / (zeta.abs() + zeta.mul_add(zeta, 1.0).sqrt())
+            };
+            let c = 1.0 / t.mul_add(t, 1.0).sqrt();
+            let s = c * t;
+            (g[p], g[q]) = (c * g[p] - s * g[q], s * g[p] + c * g[q]);
+            (w[p], w[q]) = (c * w[p] - s * w[q], s * w[p] + c * w[q]);
+        }
+        if !rotated {
+            break;
+        }
+    }
+}
+
+/// The spectral representation from `K` and `r`, and whether to flip.
+fn spectral(k: [DVec3; 3], r: DVec3, sa: DVec3, sb: DVec3) -> (Repr, bool) {
+    let aspect = |v: DVec3| v.max_element() / v.min_element();
+    let (sigma, u) = if aspect(sa) <= aspect(sb) {
+        // Columns of K (B's axes, scaled by A's): K W = U Σ.
+        let mut g = k;
+        let mut w = [DVec3::X, DVec3::Y, DVec3::Z];
+        hestenes(&mut g, &mut w);
+        let sigma = DVec3::new(g[0].length(), g[1].length(), g[2].length());
+        (sigma, DMat3::from_cols(g[0] / sigma.x, g[1] / sigma.y, g[2] / sigma.z))
+    } else {
+        // Columns of Kᵀ: Kᵀ U = V Σ.
+        let kt = DMat3::from_cols(k[0], k[1], k[2]).transpose();
+        let mut g = [kt.x_axis, kt.y_axis, kt.z_axis];
+        let mut w = [DVec3::X, DVec3::Y, DVec3::Z];
+        hestenes(&mut g, &mut w);
+        (DVec3::new(g[0].length(), g[1].length(), g[2].length()), DMat3::from_cols(w[0], w[1], w[2]))
+    };
+    let c = u.transpose() * r;
+    let mu = sigma * sigma;
+    // Λ > 1/2 iff S'(1/2) > 0, i.e. Σ x_i² > Σ μ_i x_i² with x_i = c_i / d_i, d_i = (1 + μ_i)/2.
+    let half = c / (DVec3::ONE + mu);
+    let flipped = half.length_squared() > (half * sigma).length_squared();
+    let (mu, c) = if flipped { (mu.recip(), c / sigma) } else { (mu, c) };
+    (Repr::Spectral { mu, c, sigma, u }, flipped)
 }
 
 /// `S(λ)` of one pair of ellipsoids, ready to evaluate at any `λ ∈ [0, 1]`.
@@ -50,18 +151,43 @@ pub(crate) struct LocalExpansion {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactFunction {
-    /// `B⁻¹` in A's normalised frame.
-    p: Sym3,
-    /// `P - I`, the derivative of `H(λ)`.
-    d: Sym3,
-    /// `R` in A's normalised frame.
-    r: DVec3,
+    repr: Repr,
+    /// `t = 1 − λ` (the bodies' roles exchanged) rather than `t = λ`.
+    flipped: bool,
     /// World data needed to map results back.
     center_a: DVec3,
     rotation_a: DQuat,
+    /// A's semi-axes in units of `scale`.
     semi_axes_a: DVec3,
-    inverse_semi_axes_a: DVec3,
+    /// `R` in units of `scale`.
     separation: DVec3,
+    /// The power of two used as unit of length.
+    scale: f64,
+}
+
+/// How `S` is evaluated (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Repr {
+    /// Well-conditioned pairs: `P` formed, one adjugate solve of `H(λ)` per evaluation.
+    Direct {
+        /// `B⁻¹` in A's normalised frame.
+        p: Sym3,
+        /// `dH/dt`: `P − I`, or `I − P` when flipped.
+        d: Sym3,
+        /// `R` in A's normalised frame.
+        r: DVec3,
+    },
+    /// Diagonalised: `S(t) = t(1−t) Σ c_i² / ((1−t) + t μ_i)`.
+    Spectral {
+        /// `μ_i` in the solver variable `t` (`1/μ_i` when flipped).
+        mu: DVec3,
+        /// `c_i` in the solver variable `t` (`c_i/σ_i` when flipped).
+        c: DVec3,
+        /// `σ_i = √μ_i` of the unflipped pencil.
+        sigma: DVec3,
+        /// Columns: the eigenvectors `U` of `P` in A's normalised frame.
+        u: DMat3,
+    },
 }
 
 impl ContactFunction {
@@ -69,13 +195,17 @@ impl ContactFunction {
     ///
     /// # Errors
     /// [`PwError::CoincidentCentres`] when the centres coincide (then `S ≡ 0`);
-    /// [`PwError::NonFinite`] when the centre difference overflows.
+    /// [`PwError::NonFinite`] when the centre difference overflows;
+    /// [`PwError::LengthRatioOutOfRange`] when two lengths of the pair (semi-axes, the largest
+    /// component of the centre difference) differ by more than [`MAX_LENGTH_RATIO`].
     ///
     /// ```
     /// use ellipsoid_pw::{ContactFunction, PwError};
     /// use geometry_core::{DQuat, DVec3, Ellipsoid};
     /// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap();
     /// assert_eq!(ContactFunction::new(&a, &a), Err(PwError::CoincidentCentres));
+    /// let tiny = Ellipsoid::new(DVec3::X, DQuat::IDENTITY, DVec3::splat(1e-40)).unwrap();
+    /// assert_eq!(ContactFunction::new(&a, &tiny), Err(PwError::LengthRatioOutOfRange));
     /// ```
     pub fn new(a: &Ellipsoid, b: &Ellipsoid) -> Result<Self, PwError> {
         let separation = b.center() - a.center();
@@ -86,31 +216,107 @@ impl ContactFunction {
             return Err(PwError::CoincidentCentres);
         }
         let (qa, sa, sb) = (a.orientation(), a.semi_axes(), b.semi_axes());
+        // The unit of length: a power of two near the largest length, so that rescaling is exact.
+        let largest = sa.max_element().max(sb.max_element()).max(separation.abs().max_element());
+        // Lift subnormal pairs into the normal range first (exact).
+        let pre = if largest < pow2(-1000) { pow2(1000) } else { 1.0 };
+        let unit_exponent = exponent(largest * pre);
+        let (inverse_scale, scale) = (pow2(-unit_exponent), pow2(unit_exponent) / pre);
+        // Two exact steps (`pre · 2^-e` alone may overflow).
+        let (sa_u, sb_u, separation_u) =
+            (sa * pre * inverse_scale, sb * pre * inverse_scale, separation * pre * inverse_scale);
+        let largest_u = largest * pre * inverse_scale;
+        let smallest = sa_u.min_element().min(sb_u.min_element()).min(separation_u.abs().max_element());
+        if smallest < largest_u * pow2(-MAX_LENGTH_RATIO_LOG2) {
+            return Err(PwError::LengthRatioOutOfRange);
+        }
         // Columns of Q = Rot_Aᵀ Rot_B are B's axes seen from A.
         let q = DMat3::from_quat(qa.conjugate() * b.orientation());
-        // One reciprocal instead of twelve divisions.
-        let inverse_sa = sa.recip();
-        let k = DMat3::from_cols(
-            q.x_axis * (sb.x * inverse_sa),
-            q.y_axis * (sb.y * inverse_sa),
-            q.z_axis * (sb.z * inverse_sa),
-        );
-        let p = Sym3::outer_of_columns(k);
-        let r = (qa.conjugate() * separation) * inverse_sa;
-        if r == DVec3::ZERO {
-            // The difference underflowed relative to A's size.
-            return Err(PwError::CoincidentCentres);
-        }
+        let inverse_sa = sa_u.recip();
+        let r = (qa.conjugate() * separation_u) * inverse_sa;
+        let k = [
+            q.x_axis * (sb_u.x * inverse_sa),
+            q.y_axis * (sb_u.y * inverse_sa),
+            q.z_axis * (sb_u.z * inverse_sa),
+        ];
+        // ‖K‖_F² ≥ μ_max and ‖K⁻¹‖_F² ≥ 1/μ_min (K⁻¹ = diag(1/b) Qᵀ diag(a)), so the product of
+        // their maxima with 1 bounds the condition number of H(λ) = (1−λ)I + λP for every λ.
+        let k_norm = k[0].length_squared() + k[1].length_squared() + k[2].length_squared();
+        let inverse_sb = sb_u.recip();
+        let k_inverse_norm = (q.x_axis * sa_u).length_squared() * (inverse_sb.x * inverse_sb.x)
+            + (q.y_axis * sa_u).length_squared() * (inverse_sb.y * inverse_sb.y)
+            + (q.z_axis * sa_u).length_squared() * (inverse_sb.z * inverse_sb.z);
+        let (repr, flipped) = if k_norm.max(1.0) * k_inverse_norm.max(1.0) <= DIRECT_CONDITION_LIMIT {
+            let p = Sym3::outer_of_columns(DMat3::from_cols(k[0], k[1], k[2]));
+            // Flip when B is the smaller body (‖K‖ < ‖K⁻¹‖), where Λ > 1/2 for spheres: a proxy
+            // that is free here and decisive where it matters, Λ near 0 or 1 (one body much
+            // smaller than the other in every direction).
+            let flipped = k_inverse_norm > k_norm;
+            let d = if flipped { p.minus_identity().negated() } else { p.minus_identity() };
+            (Repr::Direct { p, d, r }, flipped)
+        } else {
+            spectral(k, r, sa_u, sb_u)
+        };
         Ok(Self {
-            p,
-            d: p.minus_identity(),
-            r,
+            repr,
+            flipped,
             center_a: a.center(),
             rotation_a: qa,
-            semi_axes_a: sa,
-            inverse_semi_axes_a: inverse_sa,
-            separation,
+            semi_axes_a: sa_u,
+            separation: separation_u,
+            scale,
         })
+    }
+
+    /// The solver variable `t` of `λ` (also turns a warm-start `λ` into a start `t`).
+    #[inline]
+    pub(crate) fn t_of(&self, lambda: f64) -> f64 {
+        if self.flipped { 1.0 - lambda } else { lambda }
+    }
+
+    /// `λ` of the solver variable `t`.
+    #[inline]
+    pub(crate) fn lambda_of(&self, t: f64) -> f64 {
+        if self.flipped { 1.0 - t } else { t }
+    }
+
+    /// `H` at `t` of the direct representation: `(1−λ) I + λ P` with `1 − λ` and `λ` taken
+    /// from `t` without rounding.
+    #[inline]
+    fn h_direct(&self, p: &Sym3, t: f64) -> Sym3 {
+        let (identity, other) = if self.flipped { (t, 1.0 - t) } else { (1.0 - t, t) };
+        p.blend_with_identity(identity, other)
+    }
+
+    /// Brent's maximisation of `S(t)` (see [`brent`](crate::maximise::brent)), with the
+    /// representation resolved once outside its loop.
+    pub(crate) fn maximise_by_brent(&self, bits: u32, max_iterations: u32) -> Result<(f64, u32), PwError> {
+        match &self.repr {
+            Repr::Direct { p, r, .. } => {
+                let (p, r) = (*p, *r);
+                let objective = |t: f64| -(t * (1.0 - t)) * r.dot(self.h_direct(&p, t).solve(r));
+                crate::maximise::brent(objective, bits, max_iterations)
+            }
+            Repr::Spectral { mu, c, .. } => {
+                let (mu, c2) = (*mu, *c * *c);
+                let objective =
+                    |t: f64| -(t * (1.0 - t)) * (c2 / (DVec3::splat(1.0 - t) + mu * t)).element_sum();
+                crate::maximise::brent(objective, bits, max_iterations)
+            }
+        }
+    }
+
+    /// `S` in the solver variable.
+    #[inline]
+    pub(crate) fn value_t(&self, t: f64) -> f64 {
+        let w = t * (1.0 - t);
+        match &self.repr {
+            Repr::Direct { p, r, .. } => w * r.dot(self.h_direct(p, t).solve(*r)),
+            Repr::Spectral { mu, c, .. } => {
+                let d = DVec3::splat(1.0 - t) + *mu * t;
+                w * (*c * *c / d).element_sum()
+            }
+        }
     }
 
     /// `S(λ) = λ(1-λ) Rᵀ G(λ)⁻¹ R`.
@@ -125,8 +331,7 @@ impl ContactFunction {
     /// ```
     #[inline]
     pub fn value(&self, lambda: f64) -> f64 {
-        let h = self.p.blend_with_identity(lambda);
-        lambda * (1.0 - lambda) * self.r.dot(h.solve(self.r))
+        self.value_t(self.t_of(lambda))
     }
 
     /// `(S, S', S'')` at `λ`.
@@ -144,49 +349,70 @@ impl ContactFunction {
     /// ```
     #[inline]
     pub fn derivatives(&self, lambda: f64) -> (f64, f64, f64) {
-        let h = self.p.blend_with_identity(lambda);
-        let (adj, det) = h.adjugate_and_determinant();
-        let x = adj.mul_vec(self.r) / det;
-        let dx = self.d.mul_vec(x);
-        let y = adj.mul_vec(dx) / det;
-        let (rx, xdx, dxy) = (self.r.dot(x), x.dot(dx), dx.dot(y));
-        let w = lambda * (1.0 - lambda);
-        let m = 1.0 - 2.0 * lambda;
-        (w * rx, m * rx - w * xdx, -2.0 * rx - 2.0 * m * xdx + 2.0 * w * dxy)
+        let local = self.local_expansion(self.t_of(lambda));
+        let sign = if self.flipped { -1.0 } else { 1.0 };
+        (local.value, sign * local.slope, local.curvature)
     }
 
-    /// `S` and its first three derivatives at `λ`, with `x` and `y`, for Halley's step. With `x`, `D`, `y` as above,
-    /// `S''' = 6 xᵀDx + 6(1−2λ) (Dx)ᵀy − 6λ(1−λ) yᵀDy` (from `x' = −y`,
-    /// `(xᵀDx)' = −2 (Dx)ᵀy` and `((Dx)ᵀH⁻¹Dx)' = −3 yᵀDy`): one matrix-vector product more
-    /// than [`derivatives`](Self::derivatives).
+    /// `S` and its first three derivatives at `t` (solver variable), with `x` and `y = −dx/dt`
+    /// (A's normalised frame for the direct representation, eigen-coordinates for the spectral
+    /// one), for Halley's step. Direct, with `x = H⁻¹r`, `D = dH/dt`, `y = H⁻¹Dx`, `w = t(1−t)`,
+    /// `m = 1 − 2t`: `S' = m rᵀx − w xᵀDx`, `S'' = −2 rᵀx − 2m xᵀDx + 2w (Dx)ᵀy`,
+    /// `S''' = 6 xᵀDx + 6m (Dx)ᵀy − 6w yᵀDy`. Spectral: the formulas of the module docs.
     #[inline]
-    pub(crate) fn local_expansion(&self, lambda: f64) -> LocalExpansion {
-        let h = self.p.blend_with_identity(lambda);
-        let (adj, det) = h.adjugate_and_determinant();
-        let x = adj.mul_vec(self.r) / det;
-        let dx = self.d.mul_vec(x);
-        let y = adj.mul_vec(dx) / det;
-        let dy = self.d.mul_vec(y);
-        let (rx, xdx, dxy, ydy) = (self.r.dot(x), x.dot(dx), dx.dot(y), y.dot(dy));
-        let w = lambda * (1.0 - lambda);
-        let m = 1.0 - 2.0 * lambda;
-        LocalExpansion {
-            value: w * rx,
-            slope: m * rx - w * xdx,
-            curvature: -2.0 * rx - 2.0 * m * xdx + 2.0 * w * dxy,
-            third: 6.0 * xdx + 6.0 * m * dxy - 6.0 * w * ydy,
-            x,
-            y,
+    pub(crate) fn local_expansion(&self, t: f64) -> LocalExpansion {
+        let s = 1.0 - t;
+        match &self.repr {
+            Repr::Direct { p, d, r, .. } => {
+                let h = self.h_direct(p, t);
+                let (adj, det) = h.adjugate_and_determinant();
+                let x = adj.mul_vec(*r) / det;
+                let dx = d.mul_vec(x);
+                let y = adj.mul_vec(dx) / det;
+                let dy = d.mul_vec(y);
+                let (rx, xdx, dxy, ydy) = (r.dot(x), x.dot(dx), dx.dot(y), y.dot(dy));
+                let w = t * s;
+                let m = 1.0 - 2.0 * t;
+                LocalExpansion {
+                    value: w * rx,
+                    slope: m * rx - w * xdx,
+                    curvature: -2.0 * rx - 2.0 * m * xdx + 2.0 * w * dxy,
+                    third: 6.0 * xdx + 6.0 * m * dxy - 6.0 * w * ydy,
+                    x,
+                    y,
+                }
+            }
+            Repr::Spectral { mu, c, .. } => {
+                let inverse_d = (DVec3::splat(s) + *mu * t).recip();
+                let x = *c * inverse_d;
+                let x2 = x * x;
+                let mu_over_d = *mu * inverse_d;
+                let y = (*mu - DVec3::ONE) * x * inverse_d;
+                LocalExpansion {
+                    value: t * s * (*c * x).element_sum(),
+                    slope: s * s * x2.element_sum() - t * t * (*mu * x2).element_sum(),
+                    curvature: -2.0 * (mu_over_d * x2).element_sum(),
+                    third: 6.0 * (mu_over_d * y * x).element_sum(),
+                    x,
+                    y,
+                }
+            }
         }
     }
 
-    /// The slopes `S'(0) = Rᵀ A R` and `S'(1) = -Rᵀ B R`.
+    /// The slopes `S'(0)` and `S'(1)` in the solver variable.
     pub(crate) fn end_slopes(&self) -> (f64, f64) {
-        (self.r.length_squared(), -self.r.dot(self.p.solve(self.r)))
+        match &self.repr {
+            Repr::Direct { p, r, .. } => {
+                let (ra, rb) = (r.length_squared(), r.dot(p.solve(*r)));
+                if self.flipped { (rb, -ra) } else { (ra, -rb) }
+            }
+            Repr::Spectral { mu, c, .. } => (c.length_squared(), -(*c * *c / *mu).element_sum()),
+        }
     }
 
-    /// The start guess of a cold solve: `Λ₀ = ρ_A / (ρ_A + ρ_B)` with `ρ` each body's
-    /// centre-to-surface distance along `R` (exact for spheres). In A's frame
+    /// The start guess of a cold solve, in the solver variable: `Λ₀ = ρ_A / (ρ_A + ρ_B)` with `ρ`
+    /// each body's centre-to-surface distance along `R` (exact for spheres), from
     /// `ρ_A = |R| / √(S'(0))` and `ρ_B = |R| / √(-S'(1))`.
     pub(crate) fn sphere_guess(&self) -> f64 {
         let (s0, s1) = self.end_slopes();
@@ -195,22 +421,41 @@ impl ContactFunction {
         if guess.is_finite() { guess } else { 0.5 }
     }
 
-    /// `x = H(Λ)⁻¹ r` and `F = S(Λ)`.
-    pub(crate) fn solution(&self, lambda: f64) -> (DVec3, f64) {
-        let x = self.p.blend_with_identity(lambda).solve(self.r);
-        (x, lambda * (1.0 - lambda) * self.r.dot(x))
+    /// `x` (as in [`local_expansion`](Self::local_expansion)) and `F = S` at `t`.
+    pub(crate) fn solution(&self, t: f64) -> (DVec3, f64) {
+        let w = t * (1.0 - t);
+        match &self.repr {
+            Repr::Direct { p, r, .. } => {
+                let x = self.h_direct(p, t).solve(*r);
+                (x, w * r.dot(x))
+            }
+            Repr::Spectral { mu, c, .. } => {
+                let x = *c / (DVec3::splat(1.0 - t) + *mu * t);
+                (x, w * (*c * x).element_sum())
+            }
+        }
     }
 
-    /// World normal `G⁻¹R` (not normalised) and contact point from `x = H(Λ)⁻¹ r`.
-    pub(crate) fn world_normal_and_point(&self, lambda: f64, x: DVec3) -> (DVec3, DVec3) {
-        let normal = self.rotation_a * (x * self.inverse_semi_axes_a);
-        let point = self.center_a + (1.0 - lambda) * (self.rotation_a * (x * self.semi_axes_a));
-        (normal, point)
+    /// World unit normal `G⁻¹R / |G⁻¹R|` and contact point, from `x` at `t`.
+    pub(crate) fn world_normal_and_point(&self, t: f64, x_t: DVec3) -> (DVec3, DVec3) {
+        let x = match &self.repr {
+            Repr::Direct { .. } => x_t,
+            // Back to the unflipped eigen-coordinates (x̃_i = σ_i x_i), then to A's frame.
+            Repr::Spectral { sigma, u, .. } => *u * if self.flipped { x_t / *sigma } else { x_t },
+        };
+        let normal = self.rotation_a * (x / self.semi_axes_a);
+        // Normalise without overflow: divide by the largest component first.
+        let normal = normal * normal.abs().max_element().recip();
+        let normal = normal * normal.length().recip();
+        let one_minus_lambda = if self.flipped { t } else { 1.0 - t };
+        let offset = one_minus_lambda * (self.rotation_a * (x * self.semi_axes_a));
+        (normal, self.center_a + offset * self.scale)
     }
 
-    /// `R = r_b - r_a` in the world.
-    pub(crate) fn separation(&self) -> DVec3 {
-        self.separation
+    /// `|R|` (world units) and the unit `R̂`.
+    pub(crate) fn distance_and_direction(&self) -> (f64, DVec3) {
+        let length = self.separation.length();
+        (length * self.scale, self.separation / length)
     }
 }
 
@@ -229,10 +474,12 @@ mod tests {
         .unwrap();
         let s = ContactFunction::new(&a, &b).unwrap();
         for lambda in [0.05, 0.3, 0.5, 0.81, 0.97] {
-            let local = s.local_expansion(lambda);
+            let local = s.local_expansion(s.t_of(lambda));
             let (value, slope, curvature) = s.derivatives(lambda);
-            assert_eq!((local.value, local.slope, local.curvature), (value, slope, curvature));
-            let third = local.third;
+            // d/dλ = −d/dt when the solver variable is t = 1 − λ.
+            let sign = if s.flipped { -1.0 } else { 1.0 };
+            assert_eq!((local.value, sign * local.slope, local.curvature), (value, slope, curvature));
+            let third = sign * local.third;
             let h = 1e-5;
             let fd = (s.derivatives(lambda + h).2 - s.derivatives(lambda - h).2) / (2.0 * h);
             assert!((third - fd).abs() <= 1e-6 * (1.0 + fd.abs()), "λ = {lambda}: {third} vs {fd}");

@@ -17,9 +17,20 @@ pub enum PwError {
         /// Iterations spent.
         iterations: u32,
     },
-    /// A result was not finite: the data overflow `f64` (e.g. coordinates near `1e300`).
-    #[error("the contact is not finite (the input overflows f64)")]
+    /// A world coordinate overflows `f64`: the centre difference, the centre distance, the
+    /// contact point or `u_n` (e.g. centres near `±1e308`). Everything else is computed in units of
+    /// the pair's size, so the absolute scale of a pair never causes this.
+    #[error("the contact is not finite: the centre difference, distance or contact point overflows f64")]
     NonFinite,
+    /// Two lengths of the pair (its six semi-axes and the largest component of the centre
+    /// difference) differ by more than [`MAX_LENGTH_RATIO`](crate::MAX_LENGTH_RATIO)
+    /// `= 2^100 ≈ 1.3e30`. Beyond it intermediates of the evaluation of `S` (powers of length
+    /// ratios up to about the sixth) could leave the range of `f64`, so the pair is refused
+    /// rather than answered wrongly. The absolute scale does not matter: only ratios do.
+    #[error(
+        "the pair's lengths (semi-axes, centre distance) differ by more than the supported ratio 2^100 ≈ 1.3e30"
+    )]
+    LengthRatioOutOfRange,
     /// A warm-start `λ` outside `[0, 1]` or NaN.
     #[error("the warm-start λ = {value} is not in [0, 1]")]
     InvalidLambda {

@@ -26,10 +26,26 @@
 //!
 //! # How it is computed
 //! Everything happens in A's normalised frame (A becomes the unit ball, see
-//! [`ContactFunction`]): one symmetric 3×3 solve per evaluation of `S`, no inverse of either
-//! shape matrix. `Λ` is found by Brent's method (Woo's, derivative-free) or by a safeguarded
-//! Newton iteration on `S'` (cold-started from a sphere-based guess that is exact for spheres, or
-//! warm-started from the last step through a [`LambdaCache`]); see [`Method`].
+//! [`ContactFunction`]) and in units of a power of two near the pair's largest length, so
+//! rescaling is exact and results do not depend on the absolute scale (a pair scaled by `2^k`
+//! gives bit-identical `F`, `Λ` and normal). `Λ` is found by Brent's method (Woo's,
+//! derivative-free) or by a safeguarded Newton iteration on `S'` (cold-started from a
+//! sphere-based guess that is exact for spheres, or warm-started from the last step through a
+//! [`LambdaCache`]); see [`Method`]. Both work in whichever of `λ`, `1 − λ` puts the maximiser
+//! in `[0, 1/2]`, so that `Λ` is resolved relative to its distance from either end.
+//!
+//! `S` is evaluated in one of two ways. Well-conditioned pairs (a cheap bound on the condition
+//! number of `G(λ)` in A's frame at most `1e4`: moderate aspect ratios) use one symmetric 3×3
+//! adjugate solve per evaluation, whose relative error is about `ε` times that bound. Other
+//! pairs — thin bodies, needles, discs — are diagonalised once: a one-sided Jacobi SVD of
+//! `diag(1/a) Rot_Aᵀ Rot_B diag(b)` gives the generalised eigenvalues `μ_i` of the pencil,
+//! and then `S(λ) = λ(1−λ) Σ c_i²/((1−λ) + λμ_i)` and its derivatives are sums of terms of one
+//! sign. Forming `G(λ)` (or its normalised-frame image) explicitly squares the conditioning
+//! (entries carry absolute errors `ε‖G‖` that swamp its small eigenvalues), which made `S`
+//! wrong, even negative, for a small body against a needle; the SVD keeps the error near `ε`
+//! times the smaller body's aspect ratio, and `solve(a, b)` and `solve(b, a)` agree. Lengths of a
+//! pair must lie within [`MAX_LENGTH_RATIO`] `= 2^100` of each other
+//! ([`PwError::LengthRatioOutOfRange`]).
 //!
 //! Beyond Woo: [`algebraic_separation`], an exact boolean overlap pre-filter by the
 //! Wang–Wang–Kim condition, which decides the same question as `F < 1`; exact contacts with
@@ -64,7 +80,7 @@ mod sym3;
 
 pub use algebraic::{Separation, algebraic_separation};
 pub use cache::{BodyLambdaCache, LambdaCache, LambdaStore};
-pub use contact_function::ContactFunction;
+pub use contact_function::{ContactFunction, MAX_LENGTH_RATIO};
 pub use error::PwError;
 pub use plane::{EllipsoidPlaneContact, contact_ellipsoid_plane};
 pub use solver::{Method, PerramWertheim, PwResult};

@@ -16,13 +16,16 @@ use geometry_core::DVec3;
 /// The golden section `(3 - √5) / 2`.
 const GOLDEN: f64 = 0.381_966_011_250_105_1;
 
-/// Brent's minimisation of `-S` on `[0, 1]`, to a relative abscissa tolerance `2^-bits`.
-/// Returns `(Λ, function evaluations)`.
-pub(crate) fn brent(s: &ContactFunction, bits: u32, max_iterations: u32) -> Result<(f64, u32), PwError> {
+/// Brent's minimisation of `objective = -S` on `[0, 1]` (in the solver variable `t`), to a
+/// relative abscissa tolerance `2^-bits`. Returns `(Λ_t, function evaluations)`.
+pub(crate) fn brent(
+    objective: impl Fn(f64) -> f64,
+    bits: u32,
+    max_iterations: u32,
+) -> Result<(f64, u32), PwError> {
     let tolerance = 0.5f64.powi(bits.clamp(1, 52) as i32);
     // A tiny absolute tolerance keeps the test meaningful should Λ approach 0.
     let absolute = 1e-300;
-    let objective = |lambda: f64| -s.value(lambda);
     let (mut a, mut b) = (0.0f64, 1.0f64);
     let mut x = a + GOLDEN * (b - a);
     let (mut w, mut v) = (x, x);
@@ -131,7 +134,7 @@ pub(crate) fn newton(
             return Ok(finish(lambda, iteration, &local, 0.0));
         }
         let denominator = 2.0 * curvature * curvature - slope * local.third;
-        let step = if denominator > curvature * curvature {
+        let step = if local.third.is_finite() && denominator > curvature * curvature {
             -2.0 * slope * curvature / denominator
         } else {
             -slope / curvature

@@ -1,7 +1,7 @@
 //! The Perram–Wertheim solver: settings, results, and the narrow-phase trait.
 
 use crate::cache::LambdaStore;
-use crate::maximise::{brent, newton};
+use crate::maximise::newton;
 use crate::{ContactFunction, PwError};
 use contact_core::{Contact, ContactGenerator};
 use geometry_core::{DVec3, Ellipsoid};
@@ -128,8 +128,11 @@ impl PerramWertheim {
     /// Solves the pair from a cold start.
     ///
     /// # Errors
-    /// [`PwError::CoincidentCentres`], [`PwError::NonFinite`] (overflowing data) or
-    /// [`PwError::NoConvergence`].
+    /// [`PwError::CoincidentCentres`], [`PwError::NonFinite`] (an overflowing centre difference,
+    /// distance or contact point), [`PwError::LengthRatioOutOfRange`] (lengths of the pair more
+    /// than `2^100` apart) or [`PwError::NoConvergence`] (e.g. Brent with its default budget
+    /// of 100 evaluations when `Λ` or `1 − Λ` is below about `1e-20`, i.e. size ratios beyond
+    /// about `1e20`).
     ///
     /// ```
     /// use ellipsoid_pw::PerramWertheim;
@@ -232,24 +235,24 @@ impl PerramWertheim {
 
     /// Maximises `S` and assembles the result.
     fn finish(&self, s: &ContactFunction, warm: Option<f64>) -> Result<PwResult, PwError> {
-        let (lambda, iterations, x, f) = match self.method {
+        // The maximisers work in the solver variable t (see `ContactFunction`).
+        let (t, iterations, x, f) = match self.method {
             Method::Brent => {
-                let (lambda, iterations) = brent(s, self.brent_bits, self.max_iterations)?;
-                let (x, f) = s.solution(lambda);
-                (lambda, iterations, x, f)
+                let (t, iterations) = s.maximise_by_brent(self.brent_bits, self.max_iterations)?;
+                let (x, f) = s.solution(t);
+                (t, iterations, x, f)
             }
             Method::Newton => {
-                let start = warm.unwrap_or_else(|| s.sphere_guess());
+                let start = warm.map_or_else(|| s.sphere_guess(), |lambda| s.t_of(lambda));
                 let r = newton(s, start, self.newton_step_tolerance, self.max_iterations)?;
                 (r.lambda, r.iterations, r.x, r.f)
             }
         };
-        let (normal, point) = s.world_normal_and_point(lambda, x);
-        let normal = normal.normalize();
-        let separation = s.separation();
-        let distance = separation.length();
+        let lambda = s.lambda_of(t);
+        let (normal, point) = s.world_normal_and_point(t, x);
+        let (distance, direction) = s.distance_and_direction();
         let mu = f.sqrt();
-        let u_n = distance * (1.0 - 1.0 / mu) * (separation / distance).dot(normal);
+        let u_n = distance * (1.0 - 1.0 / mu) * direction.dot(normal);
         let result = PwResult { f, lambda, mu, overlapping: f < 1.0, normal, point, u_n, iterations };
         if [f, mu, u_n].iter().all(|v| v.is_finite()) && normal.is_finite() && point.is_finite() {
             Ok(result)

@@ -33,10 +33,9 @@ impl Sym3 {
         }
     }
 
-    /// `(1 - t) I + t self`.
+    /// `s I + t self`.
     #[inline]
-    pub(crate) fn blend_with_identity(&self, t: f64) -> Self {
-        let s = 1.0 - t;
+    pub(crate) fn blend_with_identity(&self, s: f64, t: f64) -> Self {
         Self {
             xx: s + t * self.xx,
             xy: t * self.xy,
@@ -51,6 +50,12 @@ impl Sym3 {
     #[inline]
     pub(crate) fn minus_identity(&self) -> Self {
         Self { xx: self.xx - 1.0, yy: self.yy - 1.0, zz: self.zz - 1.0, ..*self }
+    }
+
+    /// `-self`.
+    #[inline]
+    pub(crate) fn negated(&self) -> Self {
+        Self { xx: -self.xx, xy: -self.xy, xz: -self.xz, yy: -self.yy, yz: -self.yz, zz: -self.zz }
     }
 
     #[inline]

@@ -16,6 +16,8 @@
 // Every test file includes this module and uses a different subset of it.
 #![allow(dead_code)]
 
+pub(crate) mod precise;
+
 use ellipsoid_pw::PwResult;
 use geometry_core::{DMat3, DQuat, DVec3, Ellipsoid};
 use proptest::prelude::*;
