@@ -86,13 +86,17 @@ pub struct HhGridConfig {
     /// Must be at least 1.01 (finer ratios give no benefit and would erode the floating-point
     /// margin that the one-cell-per-object scheme relies on). Thesis default: 2.
     pub hierarchy_factor: f64,
-    /// Cells per axis of a newly created grid: powers of two, each at least 4 (thesis §3.8).
-    /// Thesis default: 16 × 16 × 16.
+    /// Cells per axis of a newly created grid: powers of two, each at least 4 (thesis §3.8) and
+    /// at most [`MAX_CELLS_PER_AXIS`]. Thesis default: 16 × 16 × 16. Every grid level allocates
+    /// its cells when it is created (4 bytes each: 4 GiB for 1024³).
     pub initial_cells: [u32; 3],
     /// Objects per cell above which a grid grows ×8 (each axis doubled), thesis §3.4.
-    /// Thesis default: 1/8.
+    /// Thesis default: 1/8. At least [`MIN_DENSITY`]: each grid holds a dense array of 4-byte
+    /// cells, about `4 / max_density` bytes per object it holds, so a lower density would let a
+    /// handful of objects grow a grid to the largest size (1024³ cells, 4 GiB).
     pub max_density: f64,
-    /// Initial capacity reserved for a cell's object container (thesis §3.9 suggests 16).
+    /// Initial capacity reserved for a cell's object container (thesis §3.9 suggests 16). At
+    /// most [`MAX_CELL_RESERVE`].
     pub cell_reserve: usize,
     /// Below this many objects, pairs are found by an all-pairs test without building grids;
     /// the switch to grids happens once, irreversibly, when the count exceeds it (thesis §3.7).
@@ -218,6 +222,14 @@ pub struct HhGridConfig {
 /// offsets within `i32` (thesis §3.1: 32-bit offsets address up to 1024³ cells).
 pub const MAX_CELLS_PER_AXIS: u32 = 1024;
 
+/// The smallest [`max_density`](HhGridConfig::max_density) accepted: at most a thousand cells
+/// (4 kB of cell array) per object held.
+pub const MIN_DENSITY: f64 = 1e-3;
+
+/// The largest [`cell_reserve`](HhGridConfig::cell_reserve) accepted (objects reserved in every
+/// occupied cell's container).
+pub const MAX_CELL_RESERVE: usize = 1024;
+
 impl HhGridConfig {
     /// The parameters of the thesis's benchmarks (§4): factor 2, 16³ initial cells, growth at
     /// 1/8 object per cell, 16 reserved slots per cell, all-pairs below 32 objects.
@@ -251,8 +263,11 @@ impl HhGridConfig {
         if self.initial_cells.iter().any(|&n| n < 4 || !n.is_power_of_two() || n > MAX_CELLS_PER_AXIS) {
             return bad("initial_cells", "each must be a power of two between 4 and 1024");
         }
-        if !(self.max_density.is_finite() && self.max_density > 0.0) {
-            return bad("max_density", "must be finite and > 0");
+        if !(self.max_density.is_finite() && self.max_density >= MIN_DENSITY) {
+            return bad("max_density", "must be finite and at least MIN_DENSITY = 1e-3");
+        }
+        if self.cell_reserve > MAX_CELL_RESERVE {
+            return bad("cell_reserve", "must be at most MAX_CELL_RESERVE = 1024");
         }
         if !(0.0..=1.0).contains(&self.incremental_share) {
             return bad("incremental_share", "must lie in [0, 1]");

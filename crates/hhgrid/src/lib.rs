@@ -82,7 +82,9 @@ mod packed;
 mod query;
 mod radix;
 
-pub use config::{BaseCellSize, HhGridConfig, MAX_CELLS_PER_AXIS, PairOrder, UpdateStrategy};
+pub use config::{
+    BaseCellSize, HhGridConfig, MAX_CELL_RESERVE, MAX_CELLS_PER_AXIS, MIN_DENSITY, PairOrder, UpdateStrategy,
+};
 pub use detect::PairFilter;
 pub use error::HhGridError;
 pub use handle::{CollisionGroups, Handle, ObjectOptions};

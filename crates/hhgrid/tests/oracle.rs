@@ -432,6 +432,11 @@ fn errors_are_typed() {
         HhGridConfig { initial_cells: [16, 12, 16], ..HhGridConfig::default() },
         HhGridConfig { initial_cells: [16, 16, 2048], ..HhGridConfig::default() },
         HhGridConfig { max_density: 0.0, ..HhGridConfig::default() },
+        // A handful of objects would grow a grid to 1024³ cells (4 GiB), and a reserve this
+        // large overflowed or aborted on the first insertion (found by an independent review).
+        HhGridConfig { max_density: 1e-9, ..HhGridConfig::default() },
+        HhGridConfig { cell_reserve: usize::MAX, ..HhGridConfig::default() },
+        HhGridConfig { cell_reserve: 1 << 40, ..HhGridConfig::default() },
         HhGridConfig { incremental_share: 1.5, ..HhGridConfig::default() },
         HhGridConfig { incremental_margin: -0.1, ..HhGridConfig::default() },
         HhGridConfig { incremental_margin: f64::NAN, ..HhGridConfig::default() },
