@@ -223,3 +223,23 @@ fn surrounding_cube_exact_cases() {
     let p = Aabb::new(DVec3::ONE, DVec3::ONE).unwrap();
     assert_eq!(surrounding_cube(&p, 0.5).unwrap(), p);
 }
+
+/// Regions and lattices too large for `f64` or `usize` are errors, not panics, infinite points
+/// or a wrong count (found by an independent review).
+#[test]
+fn point_sets_beyond_the_ranges_are_errors() {
+    use geometry_core::generators::{GeneratorError, point_lattice};
+    let m = f64::MAX;
+    let huge = geometry_core::Aabb::new(DVec3::splat(-m), DVec3::splat(m)).unwrap();
+    assert!(matches!(point_grid(&huge, 2), Err(GeneratorError::Geometry(_))));
+    let nan = geometry_core::Aabb { min: DVec3::ZERO, max: DVec3::new(f64::NAN, 1.0, 1.0) };
+    assert!(matches!(point_grid(&nan, 2), Err(GeneratorError::Geometry(_))));
+    for (lo, hi, step) in [(0.0, 1.0, 1e-320), (0.0, m, 1.0), (-1e308, 1e308, 1e308)] {
+        match point_lattice(lo, hi, step) {
+            Err(GeneratorError::OutOfRange { value, max, .. }) => {
+                assert!(value > max, "{lo} {hi} {step}: {value}");
+            }
+            other => panic!("{lo} {hi} {step}: {other:?}"),
+        }
+    }
+}

@@ -41,7 +41,9 @@ pub fn surrounding_cube(aabb: &Aabb, margin: f64) -> Result<Aabb, GeneratorError
 /// exactly on symmetry planes and mesh vertices, which is a separate (degenerate) test case.
 ///
 /// # Errors
-/// [`GeneratorError::OutOfRange`] for `n == 0` or `n > 2000` (8·10⁹ points).
+/// [`GeneratorError::OutOfRange`] for `n == 0` or `n > 2000` (8·10⁹ points);
+/// [`GeneratorError::Geometry`] for an invalid region (its fields are public: NaN or inverted)
+/// or one wider than the largest double on some axis.
 ///
 /// ```
 /// use geometry_core::{generators::point_grid, Aabb, DVec3};
@@ -56,7 +58,12 @@ pub fn point_grid(region: &Aabb, n: usize) -> Result<Vec<DVec3>, GeneratorError>
     if n == 0 || n > MAX_N {
         return Err(GeneratorError::OutOfRange { what: "point_grid n", value: n, min: 1, max: MAX_N });
     }
+    region.validate()?;
     let step = region.extents() / n as f64;
+    if !step.is_finite() {
+        // The box spans more than the largest double on some axis.
+        return Err(crate::GeometryError::NonFinite { what: "point_grid region extents" }.into());
+    }
     let coordinate = |axis: usize, i: usize| region.min[axis] + (i as f64 + 0.5) * step[axis];
     let mut points = Vec::with_capacity(n * n * n);
     for k in 0..n {
@@ -107,7 +114,8 @@ pub fn point_lattice(lo: f64, hi: f64, step: f64) -> Result<Vec<DVec3>, Generato
     if intervals >= MAX_PER_AXIS as f64 {
         return Err(GeneratorError::OutOfRange {
             what: "point_lattice points per axis",
-            value: intervals as usize + 1,
+            // Saturating: the count can exceed any usize, or be infinite.
+            value: (intervals as usize).saturating_add(1),
             min: 1,
             max: MAX_PER_AXIS,
         });
