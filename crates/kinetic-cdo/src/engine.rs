@@ -44,13 +44,22 @@ pub struct SimConfig<const D: usize> {
     /// collision involving a particle that already collided less than `tc_duration` ago is
     /// elastic. Without it, `e < 1` lets a cluster collide infinitely often in finite time.
     /// `0` disables the guard; it has no effect when `e = 1`.
+    ///
+    /// Under gravity with `e < 1` the guard is required (`tc_duration > 0`, else
+    /// [`SimError::InvalidParameter`] naming `tc_duration`): a particle bouncing on a wall then
+    /// collapses onto it after infinitely many bounces in finite time, a resting contact an
+    /// event-driven run cannot get past. Choose it well above the clock's rounding over the run
+    /// (e.g. `1e-3` of the bounce time scale): the last bounces then stay elastic at a speed of
+    /// about `|g| tc_duration / 2`.
     pub tc_duration: f64,
     /// Constant gravitational acceleration.
     pub gravity: [f64; D],
     /// The paper's predict-trajectory interval `Δt`: no collision is scheduled more than `Δt`
     /// after a particle's trajectory was last computed; a predict-trajectory event recomputes
     /// it. `None` (the default) predicts as far ahead as the structure allows: ballistic
-    /// trajectories are exact, so the horizon only adds events.
+    /// trajectories are exact, so the horizon only adds events (at least one per particle per
+    /// `Δt` of simulated time; a horizon below the clock's rounding counts as one ulp of the
+    /// clock, so time always advances).
     pub prediction_horizon: Option<f64>,
     /// Time every topological event and prediction (Table 1's C and D); costs ~50 ns per event.
     pub measure_times: bool,
@@ -176,7 +185,8 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// structure needs), [`SimError::Overlap`] naming the first overlapping pair found (deeper than
     /// [`OVERLAP_TOLERANCE`]), and
     /// [`SimError::InvalidParameter`] for a restitution outside `(0, 1]`, a negative or
-    /// non-finite TC duration, horizon or gravity.
+    /// non-finite TC duration, horizon or gravity, and a zero TC duration with restitution < 1
+    /// under gravity (see [`SimConfig::tc_duration`]).
     pub fn with_queue(
         particles: Vec<Particle<D>>,
         sim_box: SimBox<D>,
@@ -269,7 +279,29 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
 
     /// Runs until `stop`. With [`Stop::Time`], the clock ends exactly at that time (particles
     /// are not moved; their positions follow from their trajectories).
+    ///
+    /// A stop time that is NaN, or before the clock (in the past), processes nothing and leaves
+    /// the clock where it is; the clock's own time processes the events due now;
+    /// `Stop::Time(f64::INFINITY)` runs until no event is left (forever in a walled box),
+    /// without moving the clock to infinity.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let mut sim = Simulation::new(particles, SimBox::walls([4.0, 4.0]).unwrap(), SimConfig::default(), BruteForce::default()).unwrap();
+    /// sim.run(Stop::Time(3.0));
+    /// assert_eq!(sim.state().now(), 3.0);
+    /// sim.run(Stop::Time(f64::NAN)); // nothing happens
+    /// sim.run(Stop::Time(1.0)); // in the past: nothing happens
+    /// assert_eq!(sim.state().now(), 3.0);
+    /// assert_eq!(sim.counters().wall_collisions, 1);
+    /// ```
     pub fn run(&mut self, stop: Stop) {
+        if let Stop::Time(t) = stop
+            && (t.is_nan() || t < self.state.now)
+        {
+            return;
+        }
         match stop {
             Stop::Collisions(k) => {
                 for _ in 0..k {
@@ -285,7 +317,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                     }
                     self.process(slot, time);
                 }
-                if t > self.state.now {
+                if t > self.state.now && t.is_finite() {
                     self.advance_clock(t);
                 }
             }
@@ -296,17 +328,58 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// and then every `every`.
     ///
     /// # Errors
-    /// Any I/O error of `out`.
+    /// Any I/O error of `out`; and, before anything is written or run, an error of kind
+    /// [`std::io::ErrorKind::InvalidInput`] whose source is a [`SimError::InvalidParameter`] for
+    /// `SnapshotEvery::Collisions(0)`, a `SnapshotEvery::Time` interval that is not finite and
+    /// positive or too short to advance the clock (`now + τ == now`: frames would never
+    /// advance), or a NaN `Stop::Time`.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, SimError, Simulation, SnapshotEvery, Stop};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let mut sim = Simulation::new(particles, SimBox::walls([4.0, 4.0]).unwrap(), SimConfig::default(), BruteForce::default()).unwrap();
+    /// let mut out = Vec::new();
+    /// let e = sim.run_with_snapshots(Stop::Time(2.0), SnapshotEvery::Time(0.0), &mut out).unwrap_err();
+    /// assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    /// let source = e.into_inner().unwrap().downcast::<SimError>().unwrap();
+    /// assert!(matches!(*source, SimError::InvalidParameter { name: "every", .. }));
+    /// assert!(out.is_empty());
+    /// ```
     pub fn run_with_snapshots(
         &mut self,
         stop: Stop,
         every: SnapshotEvery,
         out: &mut impl Write,
     ) -> std::io::Result<()> {
+        let invalid = |name: &'static str, value: f64, reason: &'static str| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                SimError::InvalidParameter { name, value, reason },
+            )
+        };
+        match every {
+            SnapshotEvery::Collisions(0) => {
+                return Err(invalid("every", 0.0, "a snapshot every 0 collisions: must be >= 1"));
+            }
+            SnapshotEvery::Time(tau)
+                if !(tau.is_finite() && tau > 0.0 && self.state.now + tau > self.state.now) =>
+            {
+                return Err(invalid(
+                    "every",
+                    tau,
+                    "a snapshot interval must be finite, > 0 and long enough to advance the clock",
+                ));
+            }
+            _ => {}
+        }
+        if let Stop::Time(t) = stop
+            && t.is_nan()
+        {
+            return Err(invalid("stop", t, "the stop time must not be NaN"));
+        }
         self.write_xyz(out)?;
         match (stop, every) {
             (_, SnapshotEvery::Collisions(k)) => {
-                let k = k.max(1);
                 let start = self.counters.all_collisions();
                 loop {
                     let done = self.counters.all_collisions() - start;
@@ -448,8 +521,21 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
 
     /// Rescales every velocity by `factor` (a thermostat step) and reschedules all events.
     ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, SimError, Simulation};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let mut sim = Simulation::new(particles, SimBox::walls([4.0, 4.0]).unwrap(), SimConfig::default(), BruteForce::default()).unwrap();
+    /// sim.scale_velocities(2.0).unwrap();
+    /// assert_eq!(sim.state().velocity(0), [2.0, 0.0]);
+    /// // The constructor's speed limit (1e100) holds here too; nothing changes on refusal.
+    /// assert_eq!(sim.scale_velocities(1e300), Err(SimError::Overflow { index: 0 }));
+    /// assert_eq!(sim.state().velocity(0), [2.0, 0.0]);
+    /// ```
+    ///
     /// # Errors
-    /// [`SimError::InvalidParameter`] if `factor` is not finite and > 0.
+    /// [`SimError::InvalidParameter`] if `factor` is not finite and > 0, and
+    /// [`SimError::Overflow`] (naming the first such particle; nothing is changed) if a scaled
+    /// speed would exceed [`MAX_MAGNITUDE`], the limit [`Simulation::new`] applies.
     pub fn scale_velocities(&mut self, factor: f64) -> Result<(), SimError> {
         if !(factor.is_finite() && factor > 0.0) {
             return Err(SimError::InvalidParameter {
@@ -457,6 +543,11 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                 value: factor,
                 reason: "must be finite and > 0",
             });
+        }
+        if let Some(index) = (0..self.state.len())
+            .find(|&i| too_fast(self.state.velocity(i).map(|v| v * factor), self.state.mass[i]))
+        {
+            return Err(SimError::Overflow { index });
         }
         let now = self.state.now;
         for i in 0..self.state.len() {
@@ -578,7 +669,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
             self.structure.build(&mut self.state, &mut certificates)?;
         }
         for i in 0..n {
-            self.horizon[i] = self.config.prediction_horizon.map_or(f64::INFINITY, |h| self.state.now + h);
+            self.horizon[i] = horizon_end(self.config.prediction_horizon, self.state.now);
             self.predict(i);
         }
         self.counters.init_nanos = start.elapsed().as_nanos() as u64;
@@ -620,7 +711,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
             ParticleEvent::Predict => {
                 self.counters.horizon_events += 1;
                 self.state.advance(i, time);
-                self.horizon[i] = self.config.prediction_horizon.map_or(f64::INFINITY, |h| time + h);
+                self.horizon[i] = horizon_end(self.config.prediction_horizon, time);
                 self.predict(i);
                 None
             }
@@ -796,8 +887,10 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         let rate = self.state.radius_rate(i);
         let e = self.restitution(&[self.state.last_collision[i]]);
         let v = self.state.bodies[i].vel[axis];
-        // Reflect in the frame of the particle's growing surface.
-        let new = if high { -rate - e * (v + rate) } else { rate - e * (v - rate) };
+        // Reflect in the frame of the particle's growing surface, always away from the wall: when
+        // the hit is due less than an ulp of the clock ahead, the particle is not advanced and
+        // may still be leaving; its speed relative to the wall is what it will have on arrival.
+        let new = if high { -rate - e * (v + rate).abs() } else { rate + e * (v - rate).abs() };
         let m = self.state.mass[i];
         self.kinetic += 0.5 * m * (new * new - v * v);
         self.observables.wall_impulse += m * (new - v).abs();
@@ -818,7 +911,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         for &i in involved {
             self.state.counter[i] = self.state.counter[i].wrapping_add(1);
             self.state.last_collision[i] = now;
-            self.horizon[i] = self.config.prediction_horizon.map_or(f64::INFINITY, |h| now + h);
+            self.horizon[i] = horizon_end(self.config.prediction_horizon, now);
         }
         let mut certificates = Certificates { queue: &mut self.queue, offset: n, now };
         self.structure.trajectories_changed(involved, &self.state, &mut certificates);
@@ -851,6 +944,26 @@ pub const MIN_LENGTH: f64 = 1e-100;
 /// the crate's `kinematics` module separates such pairs at their next approach.
 pub const OVERLAP_TOLERANCE: f64 = 1e-10;
 
+/// The end of a prediction horizon `h` started at `t`: `t + h`, but never `t` itself (a horizon
+/// below the clock's rounding would schedule predict-trajectory events that cannot advance the
+/// clock, an endless loop at one instant), so at least the next representable time.
+fn horizon_end(h: Option<f64>, t: f64) -> f64 {
+    match h {
+        None => f64::INFINITY,
+        Some(h) => {
+            let end = t + h;
+            if end > t { end } else { t.next_up() }
+        }
+    }
+}
+
+/// Whether `velocity` (of a particle of `mass`) is too fast for `f64` event times: its squared
+/// speed above [`MAX_MAGNITUDE`] squared, or its kinetic energy not finite.
+fn too_fast<const D: usize>(velocity: [f64; D], mass: f64) -> bool {
+    let speed_squared = dot(velocity, velocity);
+    !(speed_squared * mass.abs().max(1.0)).is_finite() || speed_squared > MAX_MAGNITUDE * MAX_MAGNITUDE
+}
+
 fn validate_config<const D: usize>(config: &SimConfig<D>) -> Result<(), SimError> {
     let e = config.restitution;
     if !(e > 0.0 && e <= 1.0) {
@@ -872,6 +985,18 @@ fn validate_config<const D: usize>(config: &SimConfig<D>) -> Result<(), SimError
             name: "gravity",
             value: g,
             reason: "must be finite and at most 1e100",
+        });
+    }
+    if config.restitution < 1.0 && config.tc_duration == 0.0 && config.gravity.iter().any(|&g| g != 0.0) {
+        // A particle bouncing on a wall under gravity with e < 1 bounces infinitely often
+        // before a finite time (inelastic collapse to a resting contact), which an event-driven
+        // run cannot get past. The TC model is the standard remedy.
+        return Err(SimError::InvalidParameter {
+            name: "tc_duration",
+            value: config.tc_duration,
+            reason: "must be > 0 (the TC guard) when restitution < 1 under gravity: without it a \
+                     bouncing particle collapses onto a wall after infinitely many collisions in \
+                     finite time",
         });
     }
     if let Some(h) = config.prediction_horizon
@@ -919,10 +1044,7 @@ fn validated_state<const D: usize>(
             return Err(SimError::InvalidMass { index, mass: p.mass });
         }
         // Event times square velocities and distances: keep them inside f64's range.
-        let speed_squared = dot(p.velocity, p.velocity);
-        if !(speed_squared * p.mass.abs().max(1.0)).is_finite()
-            || speed_squared > MAX_MAGNITUDE * MAX_MAGNITUDE
-        {
+        if too_fast(p.velocity, p.mass) {
             return Err(SimError::Overflow { index });
         }
         for a in 0..D {
@@ -994,4 +1116,36 @@ pub(crate) fn max_overlap<const D: usize>(state: &State<D>) -> f64 {
         }
     }
     worst
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BruteForce;
+
+    /// A prediction horizon below the clock's rounding (`now + h == now`) used to schedule
+    /// predict-trajectory events at `now` forever: `run` never returned.
+    #[test]
+    fn horizon_below_the_clock_rounding_still_advances() {
+        let config = SimConfig::<2> { prediction_horizon: Some(1.0), ..SimConfig::default() };
+        let particles = vec![Particle::new([5.0, 5.0], [0.0, 0.0], 0.5, 1.0)];
+        let mut sim =
+            Simulation::new(particles, SimBox::walls([10.0, 10.0]).unwrap(), config, BruteForce::default())
+                .unwrap();
+        // Jump the clock to 1e17 (one ulp is 16 there) with the particle at rest: no physical change.
+        let t0 = 1e17;
+        sim.state.now = t0;
+        sim.state.bodies[0].time = t0;
+        sim.last_event = t0;
+        sim.observables.since = t0;
+        sim.reschedule_all().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            sim.run(Stop::Time(t0 + 64.0));
+            let _ = tx.send((sim.state.now, sim.counters.horizon_events));
+        });
+        let (now, events) = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("run hung");
+        assert_eq!(now, t0 + 64.0);
+        assert!((1..=8).contains(&events), "{events} horizon events");
+    }
 }

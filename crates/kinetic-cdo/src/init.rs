@@ -31,9 +31,11 @@ impl MassRule {
 /// `r_max`, the others uniform in `[r_max/γ, r_max]` (`γ = 1`: monodisperse). Seeded.
 ///
 /// # Errors
-/// [`SimError::InvalidParameter`] for `r_max` or `γ` not finite, `r_max <= 0` or `γ < 1`.
+/// [`SimError::InvalidParameter`] for `r_max` or `γ` not finite, `r_max <= 0` or `γ < 1`, and
+/// [`SimError::InvalidParameter`] naming `n` when `n` radii cannot be allocated.
 ///
 /// ```
+/// assert!(kinetic_cdo::init::polydisperse_radii(usize::MAX, 0.5, 4.0, 1).is_err());
 /// let radii = kinetic_cdo::init::polydisperse_radii(100, 0.5, 4.0, 1).unwrap();
 /// assert!(radii.iter().all(|&r| (0.125..=0.5).contains(&r)));
 /// assert_eq!(radii.iter().cloned().fold(0.0, f64::max), 0.5);
@@ -55,8 +57,8 @@ pub fn polydisperse_radii(n: usize, r_max: f64, gamma: f64, seed: u64) -> Result
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let r_min = r_max / gamma;
-    let mut radii: Vec<f64> =
-        (0..n).map(|_| if gamma == 1.0 { r_max } else { rng.random_range(r_min..=r_max) }).collect();
+    let mut radii = allocate_radii(n)?;
+    radii.extend((0..n).map(|_| if gamma == 1.0 { r_max } else { rng.random_range(r_min..=r_max) }));
     // Pin the extremes so γ is exact.
     if n >= 2 && gamma > 1.0 {
         radii[0] = r_max;
@@ -64,6 +66,18 @@ pub fn polydisperse_radii(n: usize, r_max: f64, gamma: f64, seed: u64) -> Result
     } else if n == 1 {
         radii[0] = r_max;
     }
+    Ok(radii)
+}
+
+/// An empty vector with room for `n` radii, or a typed error instead of a capacity-overflow
+/// panic or an allocation-failure abort.
+fn allocate_radii(n: usize) -> Result<Vec<f64>, SimError> {
+    let mut radii = Vec::new();
+    radii.try_reserve_exact(n).map_err(|_| SimError::InvalidParameter {
+        name: "n",
+        value: n as f64,
+        reason: "that many radii cannot be allocated",
+    })?;
     Ok(radii)
 }
 
@@ -77,8 +91,8 @@ pub fn polydisperse_radii(n: usize, r_max: f64, gamma: f64, seed: u64) -> Result
 /// `γ^D : 1` and crowd every cell.
 ///
 /// # Errors
-/// [`SimError::InvalidParameter`] for `r_max` or `γ` not finite, `r_max <= 0`, `γ < 1`, or a
-/// fraction outside `(0, 1)`.
+/// [`SimError::InvalidParameter`] for `r_max` or `γ` not finite, `r_max <= 0`, `γ < 1`, a
+/// fraction outside `(0, 1)`, or (naming `n`) when `n` radii cannot be allocated.
 ///
 /// ```
 /// // Equal areas in 2D with γ = 8: 64 small disks per large one.
@@ -106,7 +120,9 @@ pub fn bidisperse_radii<const D: usize>(
     let per_small = f / (1.0 - f) / gamma.powi(D as i32);
     let large = (n as f64 * per_small / (1.0 + per_small)).round() as usize;
     let large = if n >= 2 { large.clamp(1, n - 1) } else { large.min(n) };
-    Ok((0..n).map(|i| if i < large { r_max } else { r_max / gamma }).collect())
+    let mut radii = allocate_radii(n)?;
+    radii.extend((0..n).map(|i| if i < large { r_max } else { r_max / gamma }));
+    Ok(radii)
 }
 
 /// The side of a cubic box in which `radii` fill the packing fraction `phi`.
@@ -166,9 +182,10 @@ fn maxwell_velocities<const D: usize>(masses: &[f64], kt: f64, rng: &mut ChaCha8
 /// ```
 ///
 /// # Errors
-/// [`SimError::InvalidRadius`] for a bad radius, [`SimError::InvalidParameter`] for `kt`
-/// not finite or negative, [`SimError::PackingOutOfReach`] when a particle finds no place
-/// after many attempts.
+/// [`SimError::InvalidRadius`] for a bad radius, [`SimError::OutsideBox`] (index into `radii`)
+/// for a particle wider than the box between two walls (it would stick out of one),
+/// [`SimError::InvalidParameter`] for `kt` not finite or negative,
+/// [`SimError::PackingOutOfReach`] when a particle finds no place after many attempts.
 pub fn random_placement<const D: usize>(
     sim_box: &SimBox<D>,
     radii: &[f64],
@@ -182,6 +199,10 @@ pub fn random_placement<const D: usize>(
     for (index, &radius) in radii.iter().enumerate() {
         if !(radius.is_finite() && radius >= crate::engine::MIN_LENGTH) {
             return Err(SimError::InvalidRadius { index, radius });
+        }
+        let periodic = sim_box.periodic_axes();
+        if let Some(axis) = (0..D).find(|&a| !periodic[a] && 2.0 * radius > sim_box.lengths()[a]) {
+            return Err(SimError::OutsideBox { index, axis });
         }
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -265,7 +286,8 @@ pub fn random_placement<const D: usize>(
 /// ```
 ///
 /// # Errors
-/// As [`random_placement`] and [`Simulation::compress`].
+/// As [`random_placement`] and [`Simulation::compress`], and [`SimError::InvalidParameter`]
+/// for `relax_per_particle` not finite or negative.
 pub fn dense_packing<const D: usize>(
     sim_box: &SimBox<D>,
     radii: &[f64],
@@ -274,6 +296,13 @@ pub fn dense_packing<const D: usize>(
     relax_per_particle: f64,
     seed: u64,
 ) -> Result<Vec<Particle<D>>, SimError> {
+    if !(relax_per_particle.is_finite() && relax_per_particle >= 0.0) {
+        return Err(SimError::InvalidParameter {
+            name: "relax_per_particle",
+            value: relax_per_particle,
+            reason: "must be finite and >= 0",
+        });
+    }
     let phi_full = radii.iter().map(|&r| ball_volume::<D>(r)).sum::<f64>() / sim_box.volume();
     if !(target.is_finite() && target > 0.0 && target < 1.0) {
         return Err(SimError::PackingOutOfReach { requested: target, reason: "must be in (0, 1)" });

@@ -23,6 +23,26 @@ pub(crate) fn gap_closing_time(h: f64, b: f64, a: f64) -> f64 {
     if h <= 0.0 && (b < 0.0 || (b == 0.0 && a < 0.0)) {
         return 0.0;
     }
+    if a < 0.0 {
+        // Pushed towards the boundary: the gap always closes. `b² − 2ah` as a hypotenuse, so a
+        // rate whose square underflows (a bounce dying out under gravity, |b| ~ 1e-162) still
+        // gives its root: with a plain `b * b` the discriminant rounds to 0, the hit is lost and
+        // the particle falls through the wall.
+        if h < 0.0 && b * b < 2.0 * a * h {
+            // Past the boundary by rounding, leaving too slowly to ever get back out before it
+            // is pushed in again: collide now (the reflection sends it out).
+            return 0.0;
+        }
+        // (`hypot` only where the square would lose digits: it costs several times a sqrt, and
+        // this runs for every wall prediction under gravity.)
+        let sq = if h >= 0.0 && b.abs() < 1e-150 {
+            b.hypot((-2.0 * a * h).sqrt())
+        } else {
+            (b * b - 2.0 * a * h).sqrt()
+        };
+        let tau = if b < 0.0 { 2.0 * h / (-b + sq) } else { (b + sq) / -a };
+        return tau.max(0.0);
+    }
     let disc = b * b - 2.0 * a * h;
     if disc <= 0.0 {
         return f64::INFINITY;
@@ -100,6 +120,8 @@ mod tests {
             (-1e-15, -1.0, 0.0, 0.0),
             // At rest on the boundary, accelerated across it.
             (0.0, 0.0, -1.0, 0.0),
+            // On the boundary, leaving slowly, pushed back: closes at τ = 2b/|a|.
+            (0.0, 0.5, -1.0, 1.0),
         ];
         for (h, b, a, expected) in cases {
             let t = gap_closing_time(h, b, a);
@@ -111,6 +133,20 @@ mod tests {
                 assert!(b + a * t <= 0.0);
             }
         }
+    }
+
+    /// A bounce dying out under gravity: the rate's square underflows, yet the gap still closes
+    /// (it used to return infinity: the particle then fell through the floor).
+    #[test]
+    fn gap_closing_survives_an_underflowing_rate() {
+        let t = gap_closing_time(0.0, 1.1e-162, -1.0);
+        assert!(t.is_finite() && t >= 0.0, "{t}");
+        assert!((t - 2.2e-162).abs() < 1e-175, "{t}");
+        // Inside the boundary by rounding, leaving too slowly to get out: collide now.
+        assert_eq!(gap_closing_time(-1e-16, 1e-10, -1.0), 0.0);
+        // Inside by rounding but leaving fast enough: closes after it got back out.
+        let t = gap_closing_time(-1e-16, 1.0, -1.0);
+        assert!((t - 2.0).abs() < 1e-12, "{t}");
     }
 
     #[test]

@@ -33,6 +33,19 @@ pub use segment::SegmentTrees;
 use crate::queue::EventQueue;
 use crate::{SimError, State};
 
+/// The finest length a structure resolves, relative to the largest coordinate it handles
+/// (`2^-48`, 16 ulps of that coordinate): interval endpoints `x ± r` or a shell `δ/2` below it
+/// are (nearly) lost in the rounding of `x`, and the structure would miss collisions or stop
+/// advancing. Structures that depend on such lengths refuse them at build with
+/// [`SimError::Unsupported`].
+pub(crate) const RESOLUTION: f64 = 1.0 / (1u64 << 48) as f64;
+
+/// The largest coordinate magnitude of `state` along any axis now, and the box sides.
+pub(crate) fn coordinate_scale<const D: usize>(state: &State<D>) -> f64 {
+    let sides = state.sim_box().lengths().into_iter().fold(0.0, f64::max);
+    (0..state.len()).flat_map(|i| state.position(i)).fold(sides, |m, x| m.max(x.abs()))
+}
+
 /// The certificate slots of a structure inside the engine's event queue.
 ///
 /// Slot `s` of the structure is slot `offset + s` of the queue; the structure only ever sees its

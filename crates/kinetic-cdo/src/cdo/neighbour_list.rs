@@ -129,8 +129,9 @@ impl<const D: usize> NeighbourLists<D> {
         }
     }
 
-    /// Lists with an absolute shell thickness `δ` (at least [`MIN_LENGTH`](crate::MIN_LENGTH);
-    /// checked at build).
+    /// Lists with an absolute shell thickness `δ` (at least [`MIN_LENGTH`](crate::MIN_LENGTH),
+    /// else [`SimError::InvalidParameter`], and `δ/2` at least `2^-48` of the largest box side
+    /// or coordinate, else [`SimError::Unsupported`]; checked at build).
     pub fn with_shell(delta: f64) -> Self {
         Self::from_shell(Shell::Absolute(delta))
     }
@@ -322,6 +323,13 @@ impl<const D: usize> Cdo<D> for NeighbourLists<D> {
                 name: "shell",
                 value: self.delta,
                 reason: "must be finite and >= 1e-100 (its square must not underflow)",
+            });
+        }
+        if 0.5 * self.delta < super::coordinate_scale(state) * super::RESOLUTION {
+            return Err(SimError::Unsupported {
+                what: "neighbour lists with half a shell below 2^-48 of the box side or coordinates: \
+                       a particle's motion out of its shell would be lost in rounding (give a \
+                       thicker shell with NeighbourLists::with_shell)",
             });
         }
         self.lengths = state.sim_box().lengths();

@@ -21,6 +21,10 @@ use crate::{SimError, State};
 
 /// Kinetic sorted endpoint lists per axis, with overlapping-box neighbour lists.
 ///
+/// The segments must be resolvable in `f64`: building (also after a compression) fails with
+/// [`SimError::Unsupported`] when a radius is below `2^-48` (about `3.6e-15`) of the largest box
+/// side or coordinate; use another structure for such particles.
+///
 /// ```
 /// use kinetic_cdo::{Particle, SegmentTrees, SimBox, SimConfig, Simulation};
 /// let particles = vec![
@@ -169,6 +173,15 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
         certificates: &mut Certificates<'_, Q>,
     ) -> Result<(), SimError> {
         let n = state.len();
+        // Radii only grow (compression), so the smallest one now is the smallest of the run.
+        let r_min = (0..n).map(|i| state.radius(i)).fold(f64::INFINITY, f64::min);
+        if r_min < super::coordinate_scale(state) * super::RESOLUTION {
+            return Err(SimError::Unsupported {
+                what: "segment trees with a radius below 2^-48 of the box side or coordinates: the \
+                       segment endpoints x - r and x + r would coincide in rounding and collisions \
+                       be missed",
+            });
+        }
         self.lengths = state.sim_box().lengths();
         self.periodic = state.sim_box().periodic_axes();
         self.order.clear();
