@@ -325,7 +325,10 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     }
 
     /// Runs until `stop`, writing an XYZ frame (see [`write_xyz`](Self::write_xyz)) at the start
-    /// and then every `every`.
+    /// and then every `every`. A [`Stop::Collisions`] budget also ends, as
+    /// [`next_collision`](Self::next_collision) does, once [`QUIET_EVENTS_PER_SLOT`] events per
+    /// queue slot pass without a collision (a system that never collides would otherwise write
+    /// frames forever).
     ///
     /// # Errors
     /// Any I/O error of `out`; and, before anything is written or run, an error of kind
@@ -414,6 +417,11 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
             (_, SnapshotEvery::Time(tau)) => {
                 let start = self.state.now;
                 let mut frame = 1u64;
+                // Under a collision budget, the run ends as `next_collision` does when
+                // QUIET_EVENTS_PER_SLOT events per queue slot pass without a collision (a system
+                // that never collides would otherwise write frames forever).
+                let quiet_limit = QUIET_EVENTS_PER_SLOT * self.queue.slots().max(1) as u64;
+                let mut quiet = 0u64;
                 loop {
                     let t = start + tau * frame as f64;
                     let limit = match stop {
@@ -427,9 +435,12 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                             if time > t || self.counters.all_collisions() >= target {
                                 break;
                             }
-                            self.process(slot, time);
+                            quiet = if self.process(slot, time).is_some() { 0 } else { quiet + 1 };
                         }
-                        if self.counters.all_collisions() >= target || self.queue.is_empty() {
+                        if self.counters.all_collisions() >= target
+                            || self.queue.is_empty()
+                            || quiet >= quiet_limit
+                        {
                             return Ok(());
                         }
                         self.advance_clock(t);

@@ -203,6 +203,27 @@ fn snapshot_intervals_that_cannot_advance_are_refused() {
     assert_eq!(String::from_utf8(out).unwrap().lines().filter(|l| l.starts_with("P ")).count(), 5);
 }
 
+/// A collision budget with frames in time, for a system that never collides (one disk in a
+/// periodic box, re-predicted every 0.1 by the horizon): the run ends as `next_collision`
+/// does after QUIET_EVENTS_PER_SLOT events per slot without a collision, instead of writing
+/// frames forever.
+#[test]
+fn snapshots_of_a_system_that_never_collides_end() {
+    let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.3], 0.5, 1.0)];
+    let config = SimConfig { prediction_horizon: Some(0.1), ..SimConfig::default() };
+    let mut sim =
+        Simulation::new(particles, SimBox::periodic([4.0, 4.0]).unwrap(), config, BruteForce::default())
+            .unwrap();
+    let frames = within(60, "never colliding", move || {
+        let mut out = Vec::new();
+        sim.run_with_snapshots(Stop::Collisions(5), SnapshotEvery::Time(1.0), &mut out).unwrap();
+        assert_eq!(sim.counters().all_collisions(), 0);
+        String::from_utf8(out).unwrap().lines().filter(|l| l.starts_with("P ")).count()
+    });
+    // About one frame per 10 horizon events, up to the quiet-event limit.
+    assert!(frames > 10, "{frames} frames");
+}
+
 // 4.
 
 #[test]
