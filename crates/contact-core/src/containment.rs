@@ -63,8 +63,10 @@ pub struct NonFinitePoint {
 /// assert_eq!(all, vec![Containment::OnBoundary, Containment::Outside]);
 /// ```
 pub trait PointContainment {
-    /// The error for a query that cannot be answered.
-    type Error: std::error::Error + Send + Sync + 'static;
+    /// The error for a query that cannot be answered. It must be able to say which point of a
+    /// batch was not finite (`From<NonFinitePoint>`), so that the default
+    /// [`contains_batch`](PointContainment::contains_batch) reports the batch index.
+    type Error: std::error::Error + From<NonFinitePoint> + Send + Sync + 'static;
 
     /// Classifies one point.
     ///
@@ -75,11 +77,16 @@ pub trait PointContainment {
     /// Classifies many points, in parallel; the output is in input order.
     ///
     /// # Errors
-    /// The error of the first failing point (lowest index).
+    /// [`NonFinitePoint`] with the batch index of the first non-finite point; otherwise the
+    /// error of the first failing point (lowest index).
     fn contains_batch(&self, points: &[DVec3]) -> Result<Vec<Containment>, Self::Error>
     where
         Self: Sync,
     {
+        // Checked here: `contains` knows no batch index (it reported 0 for every point).
+        if let Some(index) = points.iter().position(|p| !p.is_finite()) {
+            return Err(NonFinitePoint { index }.into());
+        }
         // Collect per-point results first so that the reported error is the lowest-index one,
         // whatever order the threads finish in.
         let results: Vec<Result<Containment, Self::Error>> =

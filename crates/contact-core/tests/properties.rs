@@ -211,6 +211,43 @@ fn containment_rejects_non_finite_points_with_index() {
     assert_eq!(b.contains(pts[3]), Err(NonFinitePoint { index: 0 }));
 }
 
+/// An implementation that defines only `contains` gets the batch index of the first
+/// non-finite point from the default `contains_batch` (it reported 0: found by an independent
+/// review), and the other points' answers otherwise.
+#[test]
+fn default_batch_reports_the_batch_index() {
+    struct Ball;
+    impl PointContainment for Ball {
+        type Error = NonFinitePoint;
+        fn contains(&self, p: DVec3) -> Result<Containment, NonFinitePoint> {
+            if !p.is_finite() {
+                return Err(NonFinitePoint { index: 0 });
+            }
+            let d = p.length_squared();
+            Ok(if d < 1.0 {
+                Containment::Inside
+            } else if d > 1.0 {
+                Containment::Outside
+            } else {
+                Containment::OnBoundary
+            })
+        }
+    }
+    let pts = [
+        DVec3::ZERO,
+        DVec3::X,
+        DVec3::splat(3.0),
+        DVec3::new(f64::NAN, 0.0, 0.0),
+        DVec3::splat(f64::INFINITY),
+    ];
+    assert_eq!(Ball.contains_batch(&pts), Err(NonFinitePoint { index: 3 }));
+    assert_eq!(
+        Ball.contains_batch(&pts[..3]),
+        Ok(vec![Containment::Inside, Containment::OnBoundary, Containment::Outside])
+    );
+    assert_eq!(Ball.contains_batch(&[]), Ok(vec![]));
+}
+
 #[test]
 fn concentric_spheres_use_documented_normal() {
     let a = Sphere::new(DVec3::ONE, 1.0).unwrap();

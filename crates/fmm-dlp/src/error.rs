@@ -26,3 +26,10 @@ pub enum DlpError {
     #[error("pose is not a finite, invertible affine transform")]
     InvalidPose,
 }
+
+impl From<contact_core::NonFinitePoint> for DlpError {
+    /// The batch index of a non-finite query point (see `PointContainment::contains_batch`).
+    fn from(e: contact_core::NonFinitePoint) -> Self {
+        Self::NonFinitePoint { index: e.index }
+    }
+}

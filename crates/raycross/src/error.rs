@@ -28,3 +28,10 @@ pub enum RayCrossError {
         rays: u32,
     },
 }
+
+impl From<contact_core::NonFinitePoint> for RayCrossError {
+    /// The batch index of a non-finite query point (see `PointContainment::contains_batch`).
+    fn from(e: contact_core::NonFinitePoint) -> Self {
+        Self::NonFinitePoint { index: e.index }
+    }
+}
