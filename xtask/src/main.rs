@@ -44,7 +44,7 @@ struct BenchArgs {
     #[arg(long, value_name = "SUITE", value_delimiter = ',')]
     only: Vec<String>,
     /// List the suites with one-line descriptions and exit.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["full", "only", "out", "no_peers"])]
     list: bool,
     /// Output directory, relative to the workspace root unless absolute.
     #[arg(long, value_name = "DIR", default_value = "docs/results")]
@@ -93,6 +93,10 @@ fn main() -> ExitCode {
 }
 
 fn list_suites(root: &Path) {
+    use std::io::Write;
+    // Written through a locked handle, stopping quietly when the reader goes away (`| head`):
+    // `println!` panics on a closed pipe.
+    let mut stdout = std::io::stdout().lock();
     let width = SUITES.iter().map(|s| s.name().len()).max().unwrap_or(0);
     for suite in SUITES {
         let peers = suite.python_peers();
@@ -105,7 +109,9 @@ fn list_suites(root: &Path) {
             };
             format!(" [peers: {} ({state})]", peers.join(", "))
         };
-        println!("{:width$}  {}{peer_note}", suite.name(), suite.description());
+        if writeln!(stdout, "{:width$}  {}{peer_note}", suite.name(), suite.description()).is_err() {
+            return;
+        }
     }
 }
 
@@ -128,6 +134,13 @@ fn bench(root: &Path, args: &BenchArgs) -> ExitCode {
             "warning: xtask was built without optimisations; use `cargo xtask` (release) for real numbers"
         );
     }
+    // The output directory must be writable before minutes of measurements, not after.
+    let probe = out.join(".xtask-write-probe");
+    if let Err(e) = std::fs::create_dir_all(&out).and_then(|()| std::fs::write(&probe, b"")) {
+        eprintln!("error: cannot write to the output directory {}: {e}", out.display());
+        return ExitCode::FAILURE;
+    }
+    let _ = std::fs::remove_file(&probe);
     let run = RunInfo::collect(root, command_line(), mode);
     let mut ctx = SuiteContext::new(mode, run, root.to_owned());
     ctx.peers = !args.no_peers;
