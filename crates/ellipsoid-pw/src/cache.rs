@@ -5,6 +5,7 @@
 //! "contact history" layout of DEM codes), which touches one short list per pair instead of a
 //! random hash slot, and so stays in cache when pairs arrive in spatial order from a broad phase.
 
+use crate::PwError;
 use hashbrown::HashMap;
 use smallvec::SmallVec;
 use std::hash::Hash;
@@ -13,8 +14,12 @@ use std::hash::Hash;
 /// pair's `Λ` between steps.
 pub trait LambdaStore<K> {
     /// The `Λ` slot of `key`, marked used in the current step; NaN for a pair not seen in the
-    /// previous step (or whose last solve failed). The solver writes the new `Λ` into it.
-    fn slot(&mut self, key: K) -> &mut f64;
+    /// previous step (or whose last solve failed). The solver writes the new `Λ` into it (NaN
+    /// when the solve fails); a value written by hand outside `[0, 1]` is ignored (cold start).
+    ///
+    /// # Errors
+    /// When the store cannot hold `key` (see [`BodyLambdaCache`]).
+    fn slot(&mut self, key: K) -> Result<&mut f64, PwError>;
 }
 
 /// The last `Λ` of each pair, keyed by any pair identifier (e.g. two body indices or broad-phase
@@ -27,7 +32,7 @@ pub trait LambdaStore<K> {
 /// ```
 /// use ellipsoid_pw::LambdaCache;
 /// let mut cache = LambdaCache::new();
-/// cache.insert((1, 2), 0.4);
+/// cache.insert((1, 2), 0.4).unwrap();
 /// assert_eq!(cache.get(&(1, 2)), Some(0.4));
 /// cache.end_step(); // (1, 2) was used during this step: kept
 /// cache.end_step(); // not used since: dropped
@@ -68,20 +73,29 @@ impl<K: Hash + Eq> LambdaCache<K> {
 
     /// Stores `Λ` for `key` and marks it used in the current step.
     ///
+    /// # Errors
+    /// [`PwError::InvalidLambda`] for a `lambda` outside `[0, 1]` or NaN (nothing is stored).
+    ///
     /// ```
-    /// let mut cache = ellipsoid_pw::LambdaCache::new();
-    /// cache.insert(7u64, 0.25);
+    /// use ellipsoid_pw::{LambdaCache, PwError};
+    /// let mut cache = LambdaCache::new();
+    /// cache.insert(7u64, 0.25).unwrap();
+    /// assert_eq!(cache.insert(8u64, 5.0), Err(PwError::InvalidLambda { value: 5.0 }));
     /// assert_eq!(cache.len(), 1);
     /// ```
-    pub fn insert(&mut self, key: K, lambda: f64) {
+    pub fn insert(&mut self, key: K, lambda: f64) -> Result<(), PwError> {
+        if !(0.0..=1.0).contains(&lambda) {
+            return Err(PwError::InvalidLambda { value: lambda });
+        }
         self.entries.insert(key, (lambda, self.step));
+        Ok(())
     }
 
     /// Ends a time step: drops every entry not stored since the previous `end_step`.
     ///
     /// ```
     /// let mut cache = ellipsoid_pw::LambdaCache::new();
-    /// cache.insert(1u64, 0.5);
+    /// cache.insert(1u64, 0.5).unwrap();
     /// cache.end_step();
     /// assert_eq!(cache.len(), 1);
     /// cache.end_step();
@@ -115,7 +129,7 @@ impl<K: Hash + Eq> LambdaCache<K> {
     ///
     /// ```
     /// let mut cache = ellipsoid_pw::LambdaCache::new();
-    /// cache.insert(1u64, 0.5);
+    /// cache.insert(1u64, 0.5).unwrap();
     /// cache.clear();
     /// assert!(cache.is_empty());
     /// ```
@@ -125,11 +139,12 @@ impl<K: Hash + Eq> LambdaCache<K> {
 }
 
 impl<K: Hash + Eq> LambdaStore<K> for LambdaCache<K> {
-    fn slot(&mut self, key: K) -> &mut f64 {
+    /// Never fails.
+    fn slot(&mut self, key: K) -> Result<&mut f64, PwError> {
         let step = self.step;
         let entry = self.entries.entry(key).or_insert((f64::NAN, step));
         entry.1 = step;
-        &mut entry.0
+        Ok(&mut entry.0)
     }
 }
 
@@ -146,7 +161,11 @@ struct Partner {
 /// The key's order matters: `Λ` of `(i, j)` belongs to A = `i`; the list stores the pair under
 /// `min(i, j)` and remembers `Λ` for the order it was given, so always pass the pair in the same
 /// order (a broad phase reports each pair the same way every step). Memory grows with the largest
-/// body index; [`end_step`](Self::end_step) drops pairs not used since the previous call.
+/// body index (about 80 bytes per body up to it); [`end_step`](Self::end_step) drops pairs not
+/// used since the previous call. Body indices must be below [`MAX_BODIES`](Self::MAX_BODIES)
+/// `= 2^28` ([`PwError::BodyIndexOutOfRange`]); should the allocator refuse the memory for the
+/// lists, [`PwError::CacheAllocationFailed`] is returned (nothing panics or aborts). For larger or
+/// sparse indices use a [`LambdaCache`].
 ///
 /// ```
 /// use ellipsoid_pw::{BodyLambdaCache, PerramWertheim};
@@ -158,7 +177,7 @@ struct Partner {
 /// let first = pw.solve_cached(&mut cache, (0, 1), &a, &b).unwrap();
 /// cache.end_step();
 /// let again = pw.solve_cached(&mut cache, (0, 1), &a, &b).unwrap();
-/// assert_eq!(again.iterations, 1); // warm-started at the answer
+/// assert_eq!(again.iterations, 2); // warm-started at the answer: one step, one to certify it
 /// assert_eq!(cache.len(), 1);
 /// ```
 #[derive(Debug, Clone, Default)]
@@ -168,6 +187,10 @@ pub struct BodyLambdaCache {
 }
 
 impl BodyLambdaCache {
+    /// Body indices must be below this, `2^28` (the lists for all bodies below it take about
+    /// 21 GB).
+    pub const MAX_BODIES: u32 = 1 << 28;
+
     /// An empty cache.
     ///
     /// ```
@@ -182,7 +205,7 @@ impl BodyLambdaCache {
     /// ```
     /// use ellipsoid_pw::{BodyLambdaCache, LambdaStore};
     /// let mut cache = BodyLambdaCache::new();
-    /// *cache.slot((3, 1)) = 0.25;
+    /// *cache.slot((3, 1)).unwrap() = 0.25;
     /// assert_eq!(cache.get(3, 1), Some(0.25));
     /// assert_eq!(cache.get(1, 3), None);
     /// ```
@@ -202,7 +225,7 @@ impl BodyLambdaCache {
     /// ```
     /// use ellipsoid_pw::{BodyLambdaCache, LambdaStore};
     /// let mut cache = BodyLambdaCache::new();
-    /// *cache.slot((0, 1)) = 0.5;
+    /// *cache.slot((0, 1)).unwrap() = 0.5;
     /// cache.end_step();
     /// assert_eq!(cache.len(), 1);
     /// cache.end_step();
@@ -239,7 +262,7 @@ impl BodyLambdaCache {
     /// ```
     /// use ellipsoid_pw::{BodyLambdaCache, LambdaStore};
     /// let mut cache = BodyLambdaCache::new();
-    /// *cache.slot((0, 1)) = 0.5;
+    /// *cache.slot((0, 1)).unwrap() = 0.5;
     /// cache.clear();
     /// assert!(cache.is_empty());
     /// ```
@@ -255,24 +278,42 @@ impl BodyLambdaCache {
 }
 
 impl LambdaStore<(u32, u32)> for BodyLambdaCache {
-    /// # Panics
-    /// If an index is `2³¹` or more.
-    fn slot(&mut self, (i, j): (u32, u32)) -> &mut f64 {
-        assert!(i < 1 << 31 && j < 1 << 31, "body indices must be below 2^31");
+    /// # Errors
+    /// [`PwError::BodyIndexOutOfRange`] if an index is [`MAX_BODIES`](BodyLambdaCache::MAX_BODIES)
+    /// or more; [`PwError::CacheAllocationFailed`] if growing the lists fails.
+    ///
+    /// ```
+    /// use ellipsoid_pw::{BodyLambdaCache, LambdaStore, PwError};
+    /// let mut cache = BodyLambdaCache::new();
+    /// let index = u32::MAX >> 1;
+    /// assert_eq!(cache.slot((index, index)).err(), Some(PwError::BodyIndexOutOfRange { index }));
+    /// ```
+    fn slot(&mut self, (i, j): (u32, u32)) -> Result<&mut f64, PwError> {
+        for index in [i, j] {
+            if index >= Self::MAX_BODIES {
+                return Err(PwError::BodyIndexOutOfRange { index });
+            }
+        }
         let (owner, other) = Self::place(i, j);
-        if self.lists.len() <= owner as usize {
-            self.lists.resize_with(owner as usize + 1, SmallVec::new);
+        let owner = owner as usize;
+        if self.lists.len() <= owner {
+            let bodies = owner + 1;
+            self.lists
+                .try_reserve_exact(bodies - self.lists.len())
+                .map_err(|_| PwError::CacheAllocationFailed { bodies })?;
+            self.lists.resize_with(bodies, SmallVec::new);
         }
         let step = self.step;
-        let list = &mut self.lists[owner as usize];
+        let list = &mut self.lists[owner];
         let position = if let Some(position) = list.iter().position(|p| p.other == other) {
             position
         } else {
+            list.try_reserve(1).map_err(|_| PwError::CacheAllocationFailed { bodies: owner + 1 })?;
             list.push(Partner { other, used: step, lambda: f64::NAN });
             list.len() - 1
         };
         let partner = &mut list[position];
         partner.used = step;
-        &mut partner.lambda
+        Ok(&mut partner.lambda)
     }
 }

@@ -31,6 +31,20 @@ pub enum PwError {
         "the pair's lengths (semi-axes, centre distance) differ by more than the supported ratio 2^100 ≈ 1.3e30"
     )]
     LengthRatioOutOfRange,
+    /// A body index of a [`BodyLambdaCache`](crate::BodyLambdaCache) key at or above
+    /// [`BodyLambdaCache::MAX_BODIES`](crate::BodyLambdaCache::MAX_BODIES).
+    #[error("the body index {index} is beyond the per-body cache's limit")]
+    BodyIndexOutOfRange {
+        /// The rejected index.
+        index: u32,
+    },
+    /// Growing a [`BodyLambdaCache`](crate::BodyLambdaCache) to hold a body index failed: the
+    /// allocator refused the memory.
+    #[error("the per-body cache could not allocate lists for {bodies} bodies")]
+    CacheAllocationFailed {
+        /// The number of body lists requested.
+        bodies: usize,
+    },
     /// A warm-start `λ` outside `[0, 1]` or NaN.
     #[error("the warm-start λ = {value} is not in [0, 1]")]
     InvalidLambda {

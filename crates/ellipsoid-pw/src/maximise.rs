@@ -106,9 +106,18 @@ pub(crate) struct NewtonResult {
 /// Safeguarded Newton-type iteration on `S'` from `start ∈ [0, 1]`, taking Halley's
 /// third-order step `δ = −2 S'S'' / (2S''² − S'S''')` (the third derivative costs one
 /// matrix-vector product, see [`ContactFunction`]), or Newton's `−S'/S''` should Halley's
-/// denominator not be safely positive. Stops once a step is at most `step_tolerance`: the last
-/// iterate is then accurate to about the cube of the step, and `x` and `F` there follow from the
-/// last expansion without another solve (`x − δy` to `O(δ²)`, `S + S'δ + S''δ²/2` to `O(δ³)`).
+/// denominator not be safely positive.
+///
+/// The tolerance is relative: a step is small once `|δ| <= step_tolerance · min(t', 1 − t')` at
+/// the predicted root `t' = t + δ`, so `Λ` is resolved relative to its distance from the nearer
+/// end of `[0, 1]` (an absolute tolerance is meaningless when `Λ` or `1 − Λ` is tiny). A small
+/// step alone does not prove convergence (from a start at an end of `[0, 1]` of a thin pair the
+/// first steps are tiny because `|S''|` is huge there), so it is *certified*: `S'` is evaluated
+/// at the mirror point `t' + d` (`d = max(|δ|, 10⁻³ · tolerance · min(t', 1 − t'))`), and only if
+/// its sign is opposite to that at `t` (the root is then bracketed within `|δ| + d`) does the iteration stop; otherwise it continues from the mirror
+/// point. Hence the result does not depend on the start: a warm start changes only the number of
+/// iterations. `x` and `F` at `t'` follow from the last expansion without another solve
+/// (`x − δy` to `O(δ²)`, `S + S'δ + S''δ²/2` to `O(δ³)`).
 pub(crate) fn newton(
     s: &ContactFunction,
     start: f64,
@@ -121,17 +130,20 @@ pub(crate) fn newton(
         x: local.x - step * local.y,
         f: local.value + step * (local.slope + 0.5 * step * local.curvature),
     };
+    // S'(0) > 0 > S'(1) in the solver variable: [0, 1] brackets the root.
     let (mut low, mut high) = (0.0f64, 1.0f64);
-    let mut lambda = start;
-    for iteration in 1..=max_iterations {
-        let local = s.local_expansion(lambda);
+    let mut t = start.clamp(0.0, 1.0);
+    let mut iteration = 0;
+    while iteration < max_iterations {
+        iteration += 1;
+        let local = s.local_expansion(t);
         let (slope, curvature) = (local.slope, local.curvature);
         if slope > 0.0 {
-            low = lambda;
+            low = t;
         } else if slope < 0.0 {
-            high = lambda;
+            high = t;
         } else {
-            return Ok(finish(lambda, iteration, &local, 0.0));
+            return Ok(finish(t, iteration, &local, 0.0));
         }
         let denominator = 2.0 * curvature * curvature - slope * local.third;
         let step = if local.third.is_finite() && denominator > curvature * curvature {
@@ -139,21 +151,56 @@ pub(crate) fn newton(
         } else {
             -slope / curvature
         };
-        if step.abs() <= step_tolerance {
-            // Converged (the step may even be below one ulp of λ: then λ is the answer).
-            let next = (lambda + step).clamp(low, high);
-            return Ok(finish(next, iteration, &local, next - lambda));
+        let predicted = t + step;
+        let nearer_end = predicted.min(1.0 - predicted);
+        // (A step below one ulp of t leaves t' = t on the bracket's end: still a candidate.)
+        if predicted >= low && predicted <= high && step.abs() <= step_tolerance * nearer_end {
+            // Certify: the root must lie between t and the mirror point t' ± d (d at least
+            // |δ|, and far enough from t' that S' there is not rounding noise); the bracket's
+            // end beyond t', if nearer, already has the opposite sign.
+            let reach = step.abs().max(nearer_end * (1e-3 * step_tolerance).max(64.0 * f64::EPSILON));
+            let mirror = predicted + reach.copysign(step);
+            if mirror > low && mirror < high {
+                if iteration >= max_iterations {
+                    break;
+                }
+                iteration += 1;
+                let there = s.local_expansion(mirror);
+                if there.slope == 0.0 {
+                    return Ok(finish(mirror, iteration, &there, 0.0));
+                }
+                if (there.slope > 0.0) == (slope > 0.0) {
+                    // Not converged after all: go on from the mirror point.
+                    if there.slope > 0.0 {
+                        low = mirror;
+                    } else {
+                        high = mirror;
+                    }
+                    t = mirror;
+                    continue;
+                }
+            }
+            return Ok(finish(predicted, iteration, &local, step));
+        } else if predicted > low && predicted < high {
+            t = predicted;
+        } else {
+            // Outside the bracket (or NaN from a vanishing curvature): bisect instead, in the
+            // geometric mean when the bracket spans orders of magnitude near an end.
+            t = if low > 0.0 && high <= 0.5 && high > 4.0 * low {
+                (low * high).sqrt()
+            } else if high < 1.0 && low >= 0.5 && (1.0 - low) > 4.0 * (1.0 - high) {
+                1.0 - ((1.0 - low) * (1.0 - high)).sqrt()
+            } else {
+                0.5 * (low + high)
+            };
         }
-        let mut next = lambda + step;
-        // Outside the bracket (or NaN from a vanishing curvature): bisect instead.
-        if !(next > low && next < high) {
-            next = 0.5 * (low + high);
+        // The bracket cannot shrink further (relative to the nearer end): its middle is the answer.
+        let width = 2.0 * f64::EPSILON * low.min(1.0 - high).max(f64::MIN_POSITIVE);
+        if high - low <= width || !(t > low && t < high) {
+            let t = 0.5 * (low + high);
+            let (x, f) = s.solution(t);
+            return Ok(NewtonResult { lambda: t, iterations: iteration, x, f });
         }
-        if high - low <= f64::EPSILON {
-            let (x, f) = s.solution(next);
-            return Ok(NewtonResult { lambda: next, iterations: iteration, x, f });
-        }
-        lambda = next;
     }
     Err(PwError::NoConvergence { iterations: max_iterations })
 }

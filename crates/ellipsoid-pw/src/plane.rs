@@ -1,14 +1,16 @@
 //! Exact ellipsoid–plane contact for planes of any orientation.
 
 use contact_core::{Contact, ContactGenerator};
-use geometry_core::{Ellipsoid, Plane};
+use geometry_core::{DVec3, Ellipsoid, Plane, scaled};
 use std::convert::Infallible;
 
 /// The exact contact of ellipsoid `e` (body A) with the solid half-space `n·x <= d` below
 /// `wall` (body B).
 ///
 /// The ellipsoid's deepest point towards the wall is its support point in direction `−n`,
-/// `c − A⁻¹n / h` with `h = √(nᵀA⁻¹n)` the ellipsoid's half-extent along `n`; the depth is
+/// `c − Q diag(a) ŵ` with `w = diag(a) Qᵀn` (`Q` the orientation, `a` the semi-axes) and
+/// `h = |w|` the ellipsoid's half-extent along `n` (`= √(nᵀA⁻¹n)`, computed without squaring
+/// the semi-axes, so exact to rounding at any aspect ratio and any scale); the depth is
 /// `h − (n·c − d)`. The normal (from A to B) is `−n`; `witness_b` lies on the plane. The contact
 /// is always returned: a negative depth is the separation distance.
 ///
@@ -23,9 +25,14 @@ use std::convert::Infallible;
 /// ```
 pub fn contact_ellipsoid_plane(e: &Ellipsoid, wall: &Plane) -> Contact {
     let n = wall.normal();
-    let spread = e.inverse_shape_matrix() * n;
-    let half_extent = n.dot(spread).sqrt();
-    let deepest = e.center() - spread / half_extent;
+    let (rotation, axes) = (e.orientation(), e.semi_axes());
+    // The support in direction n of the ellipsoid x = c + Q diag(a) u, |u| = 1, is reached at
+    // u = w/|w| with w = diag(a) Qᵀn, and h = |w|: no squared semi-axes (which over- or
+    // underflow, and lose the thin axes of an elongated body next to the long ones).
+    let w = axes * (rotation.conjugate() * n);
+    let half_extent = scaled::length(w);
+    let u = scaled::normalize(w).unwrap_or(DVec3::ZERO);
+    let deepest = e.center() - rotation * (axes * u);
     let depth = half_extent - wall.signed_distance(e.center());
     // witness_a = point + normal·depth/2 must be the deepest point, with normal = −n.
     Contact { point: deepest + n * (0.5 * depth), normal: -n, depth }

@@ -40,8 +40,12 @@ pub struct PerramWertheim {
     /// Brent: stop when `Λ` is known to this many bits, relative (default 26: half the mantissa,
     /// as with boost's `brent_find_minima`). `F` is then accurate to about twice as many.
     pub brent_bits: u32,
-    /// Newton: stop once a step in `λ` is at most this (default `1e-7`; with Halley's cubic
-    /// convergence the last iterate is then accurate to rounding).
+    /// Newton: stop once a step is at most this *relative* to the distance of `Λ` from the nearer
+    /// end of `[0, 1]`, `|δ| <= tol · min(Λ, 1 − Λ)` (default `1e-7`; with Halley's cubic
+    /// convergence the last iterate is then accurate to rounding, also for `Λ` or `1 − Λ` tiny).
+    /// The stop is certified by one more evaluation of `S'` past the predicted root (the root must
+    /// be bracketed), so the answer does not depend on the start: a warm start (even `0` or `1`)
+    /// changes only the iteration count.
     pub newton_step_tolerance: f64,
     /// Give up with [`PwError::NoConvergence`] after this many iterations (default 100).
     pub max_iterations: u32,
@@ -149,7 +153,8 @@ impl PerramWertheim {
     }
 
     /// Solves the pair, Newton starting from `lambda_guess` (typically the pair's `Λ` of the
-    /// previous step). Brent ignores the guess.
+    /// previous step). Any guess in `[0, 1]`, even an end, gives the cold solve's answer (to the
+    /// tolerance); only the iteration count depends on it. Brent ignores the guess.
     ///
     /// # Errors
     /// As [`solve`](Self::solve), and [`PwError::InvalidLambda`] for a guess outside `[0, 1]`.
@@ -174,10 +179,13 @@ impl PerramWertheim {
 
     /// Solves the pair `key`, warm-started from its cached `Λ` when the cache holds one, and
     /// stores the new `Λ`. The cache is a [`LambdaCache`](crate::LambdaCache) (any key) or a
-    /// [`BodyLambdaCache`](crate::BodyLambdaCache) (two body indices).
+    /// [`BodyLambdaCache`](crate::BodyLambdaCache) (two body indices). A cached value outside
+    /// `[0, 1]` is ignored (cold start). When the solve fails, the pair's slot is set to NaN
+    /// (`get` then reads `None`), so the next step starts cold.
     ///
     /// # Errors
-    /// As [`solve`](Self::solve).
+    /// As [`solve`](Self::solve), and those of the cache's
+    /// [`slot`](crate::LambdaStore::slot) (e.g. [`PwError::BodyIndexOutOfRange`]).
     ///
     /// ```
     /// use ellipsoid_pw::{LambdaCache, PerramWertheim};
@@ -199,13 +207,14 @@ impl PerramWertheim {
         a: &Ellipsoid,
         b: &Ellipsoid,
     ) -> Result<PwResult, PwError> {
-        let s = ContactFunction::new(a, b)?;
         // One hash lookup per pair: the slot is found (or made) once and written in place.
-        let slot = cache.slot(key);
-        let warm = Some(*slot).filter(|lambda| !lambda.is_nan());
-        let result = self.finish(&s, warm)?;
-        *slot = result.lambda;
-        Ok(result)
+        let slot = cache.slot(key)?;
+        // NaN (unknown) and values outside [0, 1] (written by hand) mean a cold start.
+        let warm = Some(*slot).filter(|lambda| (0.0..=1.0).contains(lambda));
+        let result = ContactFunction::new(a, b).and_then(|s| self.finish(&s, warm));
+        // A failed pair's slot reads NaN, so the next step starts cold.
+        *slot = result.as_ref().map_or(f64::NAN, |r| r.lambda);
+        result
     }
 
     /// Solves the pairs `(i, j)` of `ellipsoids` in parallel (rayon). The output is identical to

@@ -13,7 +13,10 @@ use geometry_core::{DVec3, Ellipsoid, Sphere};
 /// frame `x_i = a_i² y_i / (t + a_i²)` where `y` is the centre and `t > 0` the root of
 /// `φ(t) = Σ (a_i y_i / (t + a_i²))² − 1`; `φ` is convex and decreasing, so Newton from `t = 0`
 /// increases monotonically to the root (Eberly, "Distance from a point to an ellipse, an
-/// ellipsoid, or a hyperellipsoid").
+/// ellipsoid, or a hyperellipsoid"). Newton starts at the lower bound `max(0, |a∘y| − a_max²)`
+/// of the root (not at 0), so a far centre converges in a few steps, and everything is computed
+/// in units of a power of two near the pair's size, so the result does not depend on the
+/// absolute scale (no overflow or underflow of the squared semi-axes).
 ///
 /// When the centre is inside the ellipsoid (a penetration deeper than the sphere's radius),
 /// the contact is Perram–Wertheim's for the sphere as an ellipsoid, an approximation.
@@ -40,15 +43,23 @@ pub fn contact_ellipsoid_sphere(e: &Ellipsoid, s: &Sphere) -> Result<Contact, Pw
             .expect("a valid sphere is a valid ellipsoid");
         return PerramWertheim::newton().solve(e, &as_ellipsoid).map(|r| r.contact());
     }
-    let squares = axes * axes;
-    let weighted = axes * y;
-    let mut t = 0.0f64;
+    // Work in units of a power of two near the largest of the semi-axes and the centre's
+    // coordinates (exact), so that the squares below neither overflow nor underflow.
+    let unit = power_of_two_near(axes.max_element().max(y.abs().max_element()));
+    let (axes_u, y_u) = (axes / unit, y / unit);
+    let squares = axes_u * axes_u;
+    let weighted = axes_u * y_u;
+    // The root lies in [|w| − a_max², |w| − a_min²] (w = a∘y), since |q(t)| is bracketed by
+    // |w|/(t + a_max²) and |w|/(t + a_min²): starting from the lower bound (where φ >= 0) keeps
+    // Newton left of the root and monotone, and for a far centre it starts within a_max² of the
+    // root instead of growing t from 0 by a factor 1.5 per step.
+    let mut t = (weighted.length() - squares.max_element()).max(0.0);
     for _ in 0..200 {
         let q = weighted / (squares + t);
         let phi = q.length_squared() - 1.0;
         let slope = -2.0 * (q * q / (squares + t)).element_sum();
         let step = phi / slope;
-        // φ(0) > 0 outside, and Newton on a convex decreasing function stays left of the root.
+        // φ(t₀) >= 0, and Newton on a convex decreasing function stays left of the root.
         if step.is_nan() || step >= 0.0 {
             break;
         }
@@ -57,13 +68,23 @@ pub fn contact_ellipsoid_sphere(e: &Ellipsoid, s: &Sphere) -> Result<Contact, Pw
             break;
         }
     }
-    let closest = squares * y / (squares + t);
+    let closest = squares * y_u / (squares + t);
     let outward = (closest / squares).normalize();
-    let distance = (y - closest).length();
+    let distance = (y_u - closest).length() * unit;
     let depth = s.radius() - distance;
     let normal = rotation * outward;
-    let witness_a = e.center() + rotation * closest;
+    let witness_a = e.center() + (rotation * closest) * unit;
     Ok(Contact { point: witness_a - normal * (0.5 * depth), normal, depth })
+}
+
+/// The power of two nearest below `x > 0` (1 for zero or non-finite input), usable as an exact
+/// unit of length.
+fn power_of_two_near(x: f64) -> f64 {
+    if !(x.is_finite() && x > 0.0) {
+        return 1.0;
+    }
+    let exponent = x.log2().floor().clamp(-1022.0, 1023.0);
+    2f64.powi(exponent as i32)
 }
 
 /// [`ContactGenerator`] for ellipsoid (A) against sphere (B): [`contact_ellipsoid_sphere`]
