@@ -158,6 +158,13 @@ pub(crate) fn newton(
             // Certify: the root must lie between t and the mirror point t' ± d (d at least
             // |δ|, and far enough from t' that S' there is not rounding noise); the bracket's
             // end beyond t', if nearer, already has the opposite sign.
+            // Where the quadratic model itself says the rest of the climb is negligible
+            // (`|S' δ| ≤ 1e-13 S`, at S > 0: never at an end of [0, 1], where S = 0), the step
+            // is trusted without the extra evaluation: the common case of a well-conditioned pair
+            // near its answer (measured: the certification alone cost 40 % of a warm solve).
+            if slope.abs() * step.abs() <= 1e-13 * local.value {
+                return Ok(finish(predicted, iteration, &local, step));
+            }
             let reach = step.abs().max(nearer_end * (1e-3 * step_tolerance).max(64.0 * f64::EPSILON));
             let mirror = predicted + reach.copysign(step);
             if mirror > low && mirror < high {
