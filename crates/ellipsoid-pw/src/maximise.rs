@@ -133,11 +133,23 @@ pub(crate) fn newton(
     // S'(0) > 0 > S'(1) in the solver variable: [0, 1] brackets the root.
     let (mut low, mut high) = (0.0f64, 1.0f64);
     let mut t = start.clamp(0.0, 1.0);
+    // A small step awaiting certification: the predicted root, the step, and the expansion it
+    // came from (the next evaluation, at the mirror point, decides; one call site for the
+    // expansion keeps it inlined: measured, a second one cost a fifth of a warm solve).
+    let mut pending: Option<(f64, f64, LocalExpansion)> = None;
     let mut iteration = 0;
     while iteration < max_iterations {
         iteration += 1;
         let local = s.local_expansion(t);
         let (slope, curvature) = (local.slope, local.curvature);
+        if let Some((predicted, step, before)) = pending.take()
+            && slope != 0.0
+            && (slope > 0.0) != (before.slope > 0.0)
+        {
+            // The root lies between the last iterate and this mirror point: certified.
+            return Ok(finish(predicted, iteration, &before, step));
+        }
+        // (Otherwise not converged after all: go on from the mirror point.)
         if slope > 0.0 {
             low = t;
         } else if slope < 0.0 {
@@ -155,37 +167,23 @@ pub(crate) fn newton(
         let nearer_end = predicted.min(1.0 - predicted);
         // (A step below one ulp of t leaves t' = t on the bracket's end: still a candidate.)
         if predicted >= low && predicted <= high && step.abs() <= step_tolerance * nearer_end {
-            // Certify: the root must lie between t and the mirror point t' ± d (d at least
-            // |δ|, and far enough from t' that S' there is not rounding noise); the bracket's
-            // end beyond t', if nearer, already has the opposite sign.
             // Where the quadratic model itself says the rest of the climb is negligible
             // (`|S' δ| ≤ 1e-13 S`, at S > 0: never at an end of [0, 1], where S = 0), the step
-            // is trusted without the extra evaluation: the common case of a well-conditioned pair
-            // near its answer (measured: the certification alone cost 40 % of a warm solve).
+            // is trusted without the extra evaluation: the common case of a well-conditioned
+            // pair near its answer (measured: certifying every stop made a warm solve 40 %
+            // slower).
             if slope.abs() * step.abs() <= 1e-13 * local.value {
                 return Ok(finish(predicted, iteration, &local, step));
             }
+            // Certify: the root must lie between t and the mirror point t' ± d (d at least
+            // |δ|, and far enough from t' that S' there is not rounding noise); the bracket's
+            // end beyond t', if nearer, already has the opposite sign.
             let reach = step.abs().max(nearer_end * (1e-3 * step_tolerance).max(64.0 * f64::EPSILON));
             let mirror = predicted + reach.copysign(step);
             if mirror > low && mirror < high {
-                if iteration >= max_iterations {
-                    break;
-                }
-                iteration += 1;
-                let there = s.local_expansion(mirror);
-                if there.slope == 0.0 {
-                    return Ok(finish(mirror, iteration, &there, 0.0));
-                }
-                if (there.slope > 0.0) == (slope > 0.0) {
-                    // Not converged after all: go on from the mirror point.
-                    if there.slope > 0.0 {
-                        low = mirror;
-                    } else {
-                        high = mirror;
-                    }
-                    t = mirror;
-                    continue;
-                }
+                pending = Some((predicted, step, local));
+                t = mirror;
+                continue;
             }
             return Ok(finish(predicted, iteration, &local, step));
         } else if predicted > low && predicted < high {
