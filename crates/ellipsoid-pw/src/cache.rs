@@ -177,7 +177,7 @@ struct Partner {
 /// let first = pw.solve_cached(&mut cache, (0, 1), &a, &b).unwrap();
 /// cache.end_step();
 /// let again = pw.solve_cached(&mut cache, (0, 1), &a, &b).unwrap();
-/// assert_eq!(again.iterations, 2); // warm-started at the answer: one step, one to certify it
+/// assert_eq!(again.iterations, 1); // warm-started at the answer
 /// assert_eq!(cache.len(), 1);
 /// ```
 #[derive(Debug, Clone, Default)]

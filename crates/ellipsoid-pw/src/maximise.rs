@@ -108,16 +108,15 @@ pub(crate) struct NewtonResult {
 /// matrix-vector product, see [`ContactFunction`]), or Newton's `−S'/S''` should Halley's
 /// denominator not be safely positive.
 ///
-/// The tolerance is relative: a step is small once `|δ| <= step_tolerance · min(t', 1 − t')` at
-/// the predicted root `t' = t + δ`, so `Λ` is resolved relative to its distance from the nearer
-/// end of `[0, 1]` (an absolute tolerance is meaningless when `Λ` or `1 − Λ` is tiny). A small
-/// step alone does not prove convergence (from a start at an end of `[0, 1]` of a thin pair the
-/// first steps are tiny because `|S''|` is huge there), so it is *certified*: `S'` is evaluated
-/// at the mirror point `t' + d` (`d = max(|δ|, 10⁻³ · tolerance · min(t', 1 − t'))`), and only if
-/// its sign is opposite to that at `t` (the root is then bracketed within `|δ| + d`) does the iteration stop; otherwise it continues from the mirror
-/// point. Hence the result does not depend on the start: a warm start changes only the number of
-/// iterations. `x` and `F` at `t'` follow from the last expansion without another solve
-/// (`x − δy` to `O(δ²)`, `S + S'δ + S''δ²/2` to `O(δ³)`).
+/// It stops at a small step, `|δ| <= step_tolerance · min(t', 1 − t')` at the predicted root
+/// `t' = t + δ` (relative: an absolute tolerance is meaningless when `Λ` or `1 − Λ` is tiny),
+/// provided the quadratic model also says the rest of the climb is negligible,
+/// `|S' δ| <= 1e-13 S`. A small step alone proves nothing: from a start at or near an end of
+/// `[0, 1]` of a thin pair the steps are tiny because `|S''|` is huge there, while `S` (0 at
+/// the ends) is still far from its maximum. Such a step is taken and the iteration goes on, so
+/// a warm start changes only the iteration count, never the answer. The last iterate is accurate to
+/// about the cube of the step, and `x` and `F` there follow from the last expansion without
+/// another solve (`x − δy` to `O(δ²)`, `S + S'δ + S''δ²/2` to `O(δ³)`).
 pub(crate) fn newton(
     s: &ContactFunction,
     start: f64,
@@ -130,32 +129,17 @@ pub(crate) fn newton(
         x: local.x - step * local.y,
         f: local.value + step * (local.slope + 0.5 * step * local.curvature),
     };
-    // S'(0) > 0 > S'(1) in the solver variable: [0, 1] brackets the root.
     let (mut low, mut high) = (0.0f64, 1.0f64);
-    let mut t = start.clamp(0.0, 1.0);
-    // A small step awaiting certification: the predicted root, the step, and the expansion it
-    // came from (the next evaluation, at the mirror point, decides; one call site for the
-    // expansion keeps it inlined: measured, a second one cost a fifth of a warm solve).
-    let mut pending: Option<(f64, f64, LocalExpansion)> = None;
-    let mut iteration = 0;
-    while iteration < max_iterations {
-        iteration += 1;
-        let local = s.local_expansion(t);
+    let mut lambda = start;
+    for iteration in 1..=max_iterations {
+        let local = s.local_expansion(lambda);
         let (slope, curvature) = (local.slope, local.curvature);
-        if let Some((predicted, step, before)) = pending.take()
-            && slope != 0.0
-            && (slope > 0.0) != (before.slope > 0.0)
-        {
-            // The root lies between the last iterate and this mirror point: certified.
-            return Ok(finish(predicted, iteration, &before, step));
-        }
-        // (Otherwise not converged after all: go on from the mirror point.)
         if slope > 0.0 {
-            low = t;
+            low = lambda;
         } else if slope < 0.0 {
-            high = t;
+            high = lambda;
         } else {
-            return Ok(finish(t, iteration, &local, 0.0));
+            return Ok(finish(lambda, iteration, &local, 0.0));
         }
         let denominator = 2.0 * curvature * curvature - slope * local.third;
         let step = if local.third.is_finite() && denominator > curvature * curvature {
@@ -163,49 +147,26 @@ pub(crate) fn newton(
         } else {
             -slope / curvature
         };
-        let predicted = t + step;
-        let nearer_end = predicted.min(1.0 - predicted);
-        // (A step below one ulp of t leaves t' = t on the bracket's end: still a candidate.)
-        if predicted >= low && predicted <= high && step.abs() <= step_tolerance * nearer_end {
-            // Where the quadratic model itself says the rest of the climb is negligible
-            // (`|S' δ| ≤ 1e-13 S`, at S > 0: never at an end of [0, 1], where S = 0), the step
-            // is trusted without the extra evaluation: the common case of a well-conditioned
-            // pair near its answer (measured: certifying every stop made a warm solve 40 %
-            // slower).
-            if slope.abs() * step.abs() <= 1e-13 * local.value {
-                return Ok(finish(predicted, iteration, &local, step));
-            }
-            // Certify: the root must lie between t and the mirror point t' ± d (d at least
-            // |δ|, and far enough from t' that S' there is not rounding noise); the bracket's
-            // end beyond t', if nearer, already has the opposite sign.
-            let reach = step.abs().max(nearer_end * (1e-3 * step_tolerance).max(64.0 * f64::EPSILON));
-            let mirror = predicted + reach.copysign(step);
-            if mirror > low && mirror < high {
-                pending = Some((predicted, step, local));
-                t = mirror;
-                continue;
-            }
-            return Ok(finish(predicted, iteration, &local, step));
-        } else if predicted > low && predicted < high {
-            t = predicted;
-        } else {
-            // Outside the bracket (or NaN from a vanishing curvature): bisect instead, in the
-            // geometric mean when the bracket spans orders of magnitude near an end.
-            t = if low > 0.0 && high <= 0.5 && high > 4.0 * low {
-                (low * high).sqrt()
-            } else if high < 1.0 && low >= 0.5 && (1.0 - low) > 4.0 * (1.0 - high) {
-                1.0 - ((1.0 - low) * (1.0 - high)).sqrt()
-            } else {
-                0.5 * (low + high)
-            };
+        let predicted = lambda + step;
+        // Small relative to the nearer end, and trusted by the model (see above; a second
+        // evaluation to certify every stop instead made warm solves a fifth slower, measured).
+        if step.abs() <= step_tolerance * predicted.min(1.0 - predicted)
+            && slope.abs() * step.abs() <= 1e-13 * local.value
+        {
+            // Converged (the step may even be below one ulp of λ: then λ is the answer).
+            let next = (lambda + step).clamp(low, high);
+            return Ok(finish(next, iteration, &local, next - lambda));
         }
-        // The bracket cannot shrink further (relative to the nearer end): its middle is the answer.
-        let width = 2.0 * f64::EPSILON * low.min(1.0 - high).max(f64::MIN_POSITIVE);
-        if high - low <= width || !(t > low && t < high) {
-            let t = 0.5 * (low + high);
-            let (x, f) = s.solution(t);
-            return Ok(NewtonResult { lambda: t, iterations: iteration, x, f });
+        let mut next = lambda + step;
+        // Outside the bracket (or NaN from a vanishing curvature): bisect instead.
+        if !(next > low && next < high) {
+            next = 0.5 * (low + high);
         }
+        if high - low <= f64::EPSILON {
+            let (x, f) = s.solution(next);
+            return Ok(NewtonResult { lambda: next, iterations: iteration, x, f });
+        }
+        lambda = next;
     }
     Err(PwError::NoConvergence { iterations: max_iterations })
 }

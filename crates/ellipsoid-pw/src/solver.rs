@@ -43,9 +43,10 @@ pub struct PerramWertheim {
     /// Newton: stop once a step is at most this *relative* to the distance of `Λ` from the nearer
     /// end of `[0, 1]`, `|δ| <= tol · min(Λ, 1 − Λ)` (default `1e-7`; with Halley's cubic
     /// convergence the last iterate is then accurate to rounding, also for `Λ` or `1 − Λ` tiny).
-    /// The stop is certified by one more evaluation of `S'` past the predicted root (the root must
-    /// be bracketed), so the answer does not depend on the start: a warm start (even `0` or `1`)
-    /// changes only the iteration count.
+    /// A small step stops the iteration only where the local model also says the rest of the
+    /// climb is negligible (`|S' δ| <= 1e-13 S`, never at an end of `[0, 1]` where `S = 0`), so
+    /// the answer does not depend on the start: a warm start (even `0` or `1`) changes only the
+    /// iteration count.
     pub newton_step_tolerance: f64,
     /// Give up with [`PwError::NoConvergence`] after this many iterations (default 100).
     pub max_iterations: u32,
