@@ -393,6 +393,16 @@ fn kinetic_triangulation_equals_rebuild_between_events() {
 const KINETIC_CASES: [(usize, f64, f64, u64, u64); 4] =
     [(40, 1.0, 0.1, 31, 200), (60, 10.0, 0.3, 32, 300), (60, 3.0, 0.6, 33, 400), (60, 10.0, 0.8, 34, 400)];
 
+/// A new simulation of `state`'s particles as they are now, in the same box: the triangulation
+/// built from scratch.
+fn rebuilt(state: &State<2>) -> Sim {
+    let particles = (0..state.len())
+        .map(|i| Particle::new(state.position(i), state.velocity(i), state.radius(i), state.mass(i)))
+        .collect();
+    Simulation::new(particles, *state.sim_box(), SimConfig::default(), LaguerreDelaunay::new())
+        .expect("a valid system")
+}
+
 /// Runs `sim` for `collisions` collisions; between every two consecutive events, the kinetic
 /// triangulation must be regular and equal the one rebuilt from scratch at that instant (with
 /// the same periods), and every 25th time the oracle's.
@@ -410,12 +420,7 @@ fn follow_and_compare_with_rebuilds(mut sim: Sim, collisions: u64, label: &str) 
         let state = sim.state();
         let at = format!("{label}, t = {t_mid}");
         assert!(sim.structure().is_regular(state), "{at}: not regular between events");
-        let particles = (0..state.len())
-            .map(|i| Particle::new(state.position(i), state.velocity(i), state.radius(i), state.mass(i)))
-            .collect();
-        let fresh =
-            Simulation::new(particles, *state.sim_box(), SimConfig::default(), LaguerreDelaunay::new())
-                .expect("a valid system");
+        let fresh = rebuilt(state);
         assert_eq!(edges_between_wrapped(&sim), edges_between_wrapped(&fresh), "{at}: kinetic ≠ rebuilt");
         if checks % 25 == 0 {
             check_against_images(&sim, &at);
@@ -553,14 +558,7 @@ fn few_particles_rebuild_wherever_the_kinetic_triangulation_holds() {
                 let state = sim.state();
                 let at = format!("n {n}, trial {trial}, {periodic:?}, t = {t_mid}");
                 assert!(sim.structure().is_regular(state), "{at}: not regular");
-                let particles = (0..state.len())
-                    .map(|i| {
-                        Particle::new(state.position(i), state.velocity(i), state.radius(i), state.mass(i))
-                    })
-                    .collect();
-                let fresh =
-                    Simulation::new(particles, sim_box, SimConfig::default(), LaguerreDelaunay::new())
-                        .expect("a valid system");
+                let fresh = rebuilt(state);
                 assert!(!fresh.structure().fell_back(), "{at}: the rebuild fell back");
                 assert_eq!(
                     edges_between_wrapped(&sim),
