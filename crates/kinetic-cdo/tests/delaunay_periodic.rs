@@ -403,6 +403,29 @@ fn rebuilt(state: &State<2>) -> Sim {
         .expect("a valid system")
 }
 
+/// Moves `sim`, just after an event, to halfway to the next one (where no certificate is
+/// failing) and returns that time; `None` when no time lies strictly between the two.
+fn halfway_to_the_next_event(sim: &mut Sim) -> Option<f64> {
+    let t1 = sim.state().now();
+    let t2 = sim.next_event_time().unwrap_or(t1 + 1.0);
+    let t_mid = t1 + 0.5 * (t2 - t1);
+    (t_mid > t1 && t_mid < t2).then(|| {
+        sim.run(Stop::Time(t_mid));
+        t_mid
+    })
+}
+
+/// Asserts that `sim`'s triangulation is regular now and equal (edge for edge, with periods)
+/// to one built from scratch, which must find a triangulation too; returns the rebuilt one.
+fn assert_equals_rebuilt(sim: &Sim, at: &str) -> Sim {
+    let state = sim.state();
+    assert!(sim.structure().is_regular(state), "{at}: not regular between events");
+    let fresh = rebuilt(state);
+    assert!(!fresh.structure().fell_back(), "{at}: the rebuild fell back");
+    assert_eq!(edges_between_wrapped(sim), edges_between_wrapped(&fresh), "{at}: kinetic ≠ rebuilt");
+    fresh
+}
+
 /// Runs `sim` for `collisions` collisions; between every two consecutive events, the kinetic
 /// triangulation must be regular and equal the one rebuilt from scratch at that instant (with
 /// the same periods), and every 25th time the oracle's.
@@ -411,17 +434,9 @@ fn follow_and_compare_with_rebuilds(mut sim: Sim, collisions: u64, label: &str) 
     while sim.counters().all_collisions() < collisions {
         let Some(t1) = sim.next_event_time() else { break };
         sim.run(Stop::Time(t1));
-        let t2 = sim.next_event_time().unwrap_or(t1 + 1.0);
-        let t_mid = t1 + 0.5 * (t2 - t1);
-        if !(t_mid > t1 && t_mid < t2) {
-            continue;
-        }
-        sim.run(Stop::Time(t_mid));
-        let state = sim.state();
+        let Some(t_mid) = halfway_to_the_next_event(&mut sim) else { continue };
         let at = format!("{label}, t = {t_mid}");
-        assert!(sim.structure().is_regular(state), "{at}: not regular between events");
-        let fresh = rebuilt(state);
-        assert_eq!(edges_between_wrapped(&sim), edges_between_wrapped(&fresh), "{at}: kinetic ≠ rebuilt");
+        assert_equals_rebuilt(&sim, &at);
         if checks % 25 == 0 {
             check_against_images(&sim, &at);
         }
@@ -549,22 +564,9 @@ fn few_particles_rebuild_wherever_the_kinetic_triangulation_holds() {
                 if sim.structure().fell_back() {
                     break;
                 }
-                let t2 = sim.next_event_time().unwrap_or(t1 + 1.0);
-                let t_mid = t1 + 0.5 * (t2 - t1);
-                if !(t_mid > t1 && t_mid < t2) {
-                    continue;
-                }
-                sim.run(Stop::Time(t_mid));
-                let state = sim.state();
+                let Some(t_mid) = halfway_to_the_next_event(&mut sim) else { continue };
                 let at = format!("n {n}, trial {trial}, {periodic:?}, t = {t_mid}");
-                assert!(sim.structure().is_regular(state), "{at}: not regular");
-                let fresh = rebuilt(state);
-                assert!(!fresh.structure().fell_back(), "{at}: the rebuild fell back");
-                assert_eq!(
-                    edges_between_wrapped(&sim),
-                    edges_between_wrapped(&fresh),
-                    "{at}: kinetic ≠ rebuilt"
-                );
+                let fresh = assert_equals_rebuilt(&sim, &at);
                 if compared % 10 == 0 {
                     check_against_images(&fresh, &at);
                 }
