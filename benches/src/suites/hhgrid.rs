@@ -726,6 +726,8 @@ struct MemoryRow {
     contender: Contender,
     /// The structure's own accounting, bytes.
     accounted: Option<usize>,
+    /// The part of `accounted` that is a reusable workspace (hhgrid's detection snapshot).
+    workspace: Option<usize>,
     /// Growth of the resident set while building (minus the caller's buffers), bytes.
     rss_delta: Option<i64>,
     /// What had been done when the memory was measured.
@@ -743,8 +745,8 @@ fn memory_of<B: BroadPhase>(
     make: impl FnOnce() -> Result<B, String>,
     workload: &Workload,
     step: Option<StepFn<B>>,
-    accounted: impl Fn(&B) -> Option<usize>,
-) -> Result<(Option<usize>, Option<i64>), String> {
+    accounted: impl Fn(&B) -> OwnCount,
+) -> Result<(OwnCount, Option<i64>), String> {
     let mut w = workload.clone();
     release_free_memory();
     let before = resident_bytes();
@@ -766,6 +768,9 @@ fn memory_of<B: BroadPhase>(
     let delta = before.zip(after).map(|(b, a)| a as i64 - b as i64 - callers as i64);
     Ok((accounted(&broad), delta))
 }
+
+/// A structure's own count of its bytes, and the part of it that is a reusable workspace.
+type OwnCount = (Option<usize>, Option<usize>);
 
 const AFTER_STEP: &str = "setup + one step";
 
@@ -799,18 +804,26 @@ fn measure_memory(report: &mut Report, objects: &[usize]) -> Vec<MemoryRow> {
                 workloads.insert(n, Workload::new(thesis.workload(n)).map_err(|e| e.to_string())?);
             }
             let w = &workloads[&n];
-            let ((accounted, rss_delta), after) = match contender {
+            let (((accounted, workspace), rss_delta), after) = match contender {
                 Contender::HhGrid(v) => (
                     memory_of(
                         || HierarchicalHashGrid::new(v.config()).map_err(|e| e.to_string()),
                         w,
                         Some(detect::<HierarchicalHashGrid>),
-                        |g| Some(g.memory_usage().total_bytes),
+                        |g| {
+                            let m = g.memory_usage();
+                            (Some(m.total_bytes), Some(m.workspace_bytes))
+                        },
                     )?,
                     AFTER_STEP,
                 ),
                 Contender::ParryBvh => (
-                    memory_of(|| Ok(ParryBvh::new()), w, Some(detect::<ParryBvh>), |b| Some(b.heap_bytes()))?,
+                    memory_of(
+                        || Ok(ParryBvh::new()),
+                        w,
+                        Some(detect::<ParryBvh>),
+                        |b| (Some(b.heap_bytes()), None),
+                    )?,
                     AFTER_STEP,
                 ),
                 Contender::ParryBvhReinsert => (
@@ -818,13 +831,18 @@ fn measure_memory(report: &mut Report, objects: &[usize]) -> Vec<MemoryRow> {
                         || Ok(ParryBvh::with_jump_reinsertion()),
                         w,
                         Some(detect::<ParryBvh>),
-                        |b| Some(b.heap_bytes()),
+                        |b| (Some(b.heap_bytes()), None),
                     )?,
                     AFTER_STEP,
                 ),
                 // The sweep itself allocates nothing but the output, and takes O(N^{5/3}).
                 Contender::SortAndSweep => (
-                    memory_of(|| Ok(SortAndSweep::new()), w, Some(sort_only), |s| Some(s.heap_bytes()))?,
+                    memory_of(
+                        || Ok(SortAndSweep::new()),
+                        w,
+                        Some(sort_only),
+                        |s| (Some(s.heap_bytes()), None),
+                    )?,
                     "setup + one update and sort (no sweep)",
                 ),
                 Contender::IncrementalSap => (
@@ -832,14 +850,16 @@ fn measure_memory(report: &mut Report, objects: &[usize]) -> Vec<MemoryRow> {
                         || Ok(IncrementalSap::new()),
                         w,
                         Some(detect::<IncrementalSap>),
-                        |s| Some(s.heap_bytes()),
+                        |s| (Some(s.heap_bytes()), None),
                     )?,
                     AFTER_STEP,
                 ),
                 // Detection is O(N²) and allocates only a temporary list of the live boxes.
-                Contender::AllPairs => (memory_of(|| Ok(AllPairs::new()), w, None, |_| None)?, "setup"),
+                Contender::AllPairs => {
+                    (memory_of(|| Ok(AllPairs::new()), w, None, |_| (None, None))?, "setup")
+                }
             };
-            Ok(MemoryRow { objects: n, contender, accounted, rss_delta, after })
+            Ok(MemoryRow { objects: n, contender, accounted, workspace, rss_delta, after })
         },
     )
 }
@@ -1798,16 +1818,27 @@ fn memory_section(report: &mut Report, scenarios: &[Scenario], results: &[CaseRe
         "N",
         "contender",
         "structure's own count (B/object)",
+        "of which reusable workspace (B/object)",
+        "index without workspace (B/object)",
         "RSS growth (B/object)",
         "measured after",
     ])
-    .align_right(&[0, 2, 3]);
+    .align_right(&[0, 2, 3, 4, 5]);
     for row in memory {
         let n = row.objects as f64;
+        let per_object =
+            |b: Option<usize>| b.map_or_else(|| "—".to_owned(), |b| significant(b as f64 / n, 3));
+        // Parry's own count leaves out its workspace already.
+        let index = match row.contender {
+            Contender::ParryBvh | Contender::ParryBvhReinsert => row.accounted,
+            _ => row.accounted.zip(row.workspace).map(|(total, workspace)| total - workspace),
+        };
         table.push_row([
             count(row.objects),
             row.contender.id(),
-            row.accounted.map_or_else(|| "—".to_owned(), |b| significant(b as f64 / n, 3)),
+            per_object(row.accounted),
+            per_object(row.workspace),
+            per_object(index),
             row.rss_delta.map_or_else(|| "—".to_owned(), |b| significant(b as f64 / n, 3)),
             row.after.to_owned(),
         ]);
@@ -1816,6 +1847,13 @@ fn memory_section(report: &mut Report, scenarios: &[Scenario], results: &[CaseRe
         if let Some(b) = row.accounted {
             report.records.push(
                 Record::new(NAME, &case, "memory_bytes_per_object", b as f64 / n, "B")
+                    .params(&params)
+                    .implementation(row.contender.id()),
+            );
+        }
+        if let Some(b) = index {
+            report.records.push(
+                Record::new(NAME, &case, "index_bytes_per_object", b as f64 / n, "B")
                     .params(&params)
                     .implementation(row.contender.id()),
             );
@@ -1841,6 +1879,8 @@ fn memory_section(report: &mut Report, scenarios: &[Scenario], results: &[CaseRe
             SAP.to_owned(),
             significant(bytes as f64 / n as f64, 3),
             "—".to_owned(),
+            "—".to_owned(),
+            "—".to_owned(),
             "the sweep (largest N it ran)".to_owned(),
         ]);
     }
@@ -1849,7 +1889,13 @@ fn memory_section(report: &mut Report, scenarios: &[Scenario], results: &[CaseRe
         .paragraph(
             "Thesis scenario (`cubes-20`). *Structure's own count*: hhgrid's `memory_usage().total_bytes`; \
              for the baselines the capacities of their arrays and hash tables (parry: \
-             `Bvh::heap_memory_size` plus the exact f64 boxes; not its reusable workspace). *RSS growth*: \
+             `Bvh::heap_memory_size` plus the exact f64 boxes; not its reusable workspace). \
+             *Reusable workspace*: hhgrid's detection snapshot (`memory_usage().workspace_bytes`: the \
+             cells' boxes packed in traversal order, rebuilt at every full detection, kept only to \
+             reuse the allocation; `release_workspace` frees it). *Index without workspace*: what the \
+             structure must keep between detections (hhgrid's `memory_usage().index_bytes()`; parry's \
+             own count, which leaves out its workspace already); the issue's target is at most 128 \
+             bytes per object at 10⁶ objects. *RSS growth*: \
              `VmRSS` after minus before building (and one step), minus the caller's handle and pair \
              buffers, after handing freed memory back to the system (glibc `malloc_trim`): a rough \
              cross-check that includes allocator slack and workspaces. Measured before the sweep, \

@@ -444,7 +444,7 @@ impl HierarchicalHashGrid {
         out: &mut Vec<(Handle, Handle)>,
     ) {
         if self.restricted_len > 0 {
-            let (oa, ob) = (&self.meta[a.index as usize].options, &self.meta[b.index as usize].options);
+            let (oa, ob) = (&self.meta[a.index as usize], &self.meta[b.index as usize]);
             if (oa.is_static && ob.is_static) || !oa.groups.interacts_with(ob.groups) {
                 return;
             }

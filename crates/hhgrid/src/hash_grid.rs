@@ -8,7 +8,8 @@
 //!
 //! Storage is compact, because at the thesis's density (growth beyond 1/8 object per cell) most
 //! cells are empty:
-//! * `cells`: one `u32` per cell, the index of its entry in `occupied` or [`EMPTY`];
+//! * `cells`: for each cell the index of its entry in `occupied`, or [`EMPTY`], in pages that
+//!   exist only where cells are occupied (see the `cell_table` module);
 //! * `occupied`: the occupied cells (the thesis's grid-global list of §3.4), each with its object
 //!   container; removing the last object swap-removes the entry in O(1).
 //!
@@ -20,8 +21,8 @@
 use geometry_core::{Aabb, DVec3};
 use smallvec::SmallVec;
 
-/// Marks an empty cell in [`HashGrid::cells`].
-pub(crate) const EMPTY: u32 = u32::MAX;
+use crate::cell_table::CellTable;
+pub(crate) use crate::cell_table::EMPTY;
 
 /// Beyond this many cells from the origin, `f64` can no longer place a box in a cell reliably
 /// (thesis eq. 3.2.2); such objects are kept in the test-against-everything container.
@@ -65,7 +66,7 @@ pub(crate) struct HashGrid {
     /// range that no object reaches from (see [`reference_range`](Self::reference_range)).
     max_object_size: f64,
     bits: [u32; 3],
-    pub(crate) cells: Vec<u32>,
+    pub(crate) cells: CellTable,
     pub(crate) occupied: Vec<OccupiedCell>,
     /// Offset tables by border class `cx + 3 cy + 9 cz` (class 0: low face, 1: inner, 2: high face).
     offsets: Box<[[i32; 27]; 27]>,
@@ -90,7 +91,7 @@ impl HashGrid {
             min_object_size,
             max_object_size: 0.0,
             bits,
-            cells: vec![EMPTY; total],
+            cells: CellTable::new(total),
             occupied: Vec::new(),
             offsets: Box::new([[0; 27]; 27]),
             object_count: 0,
@@ -243,20 +244,21 @@ impl HashGrid {
     /// The objects of cell `cell`, if it is occupied.
     #[inline]
     pub(crate) fn objects_in(&self, cell: u32) -> Option<&CellObjects> {
-        let slot = self.cells[cell as usize];
+        let slot = self.cells.get(cell);
         (slot != EMPTY).then(|| &self.occupied[slot as usize].objects)
     }
 
     /// Adds `object` to `cell`; returns its position in the cell's container.
     pub(crate) fn insert(&mut self, object: u32, cell: u32) -> u32 {
-        let slot = self.cells[cell as usize];
+        let slot = self.cells.get(cell);
         let objects = if slot == EMPTY {
-            self.cells[cell as usize] = self.occupied.len() as u32;
+            self.cells.set(cell, self.occupied.len() as u32);
             let objects = if self.cell_reserve > 4 {
                 CellObjects::with_capacity(self.cell_reserve)
             } else {
                 CellObjects::new()
             };
+            crate::memory::reserve_a_quarter_more(&mut self.occupied, 1);
             self.occupied.push(OccupiedCell { cell, objects });
             &mut self.occupied.last_mut().expect("just pushed").objects
         } else {
@@ -270,7 +272,7 @@ impl HashGrid {
     /// Removes the object at `position` of `cell` by swap-remove; returns the object that moved
     /// into `position`, whose stored position the caller must update.
     pub(crate) fn remove(&mut self, cell: u32, position: u32) -> Option<u32> {
-        let slot = self.cells[cell as usize] as usize;
+        let slot = self.cells.get(cell) as usize;
         let objects = &mut self.occupied[slot].objects;
         objects.swap_remove(position as usize);
         self.object_count -= 1;
@@ -278,9 +280,9 @@ impl HashGrid {
         if objects.is_empty() {
             // The cell leaves the occupied list, also by swap-remove (thesis §3.5).
             self.occupied.swap_remove(slot);
-            self.cells[cell as usize] = EMPTY;
+            self.cells.clear(cell);
             if let Some(moved_cell) = self.occupied.get(slot) {
-                self.cells[moved_cell.cell as usize] = slot as u32;
+                self.cells.set(moved_cell.cell, slot as u32);
             }
         }
         moved
@@ -290,7 +292,7 @@ impl HashGrid {
     pub(crate) fn drain(&mut self) -> Vec<u32> {
         let mut objects = Vec::with_capacity(self.object_count);
         for occupied in self.occupied.drain(..) {
-            self.cells[occupied.cell as usize] = EMPTY;
+            self.cells.clear(occupied.cell);
             objects.extend_from_slice(&occupied.objects);
         }
         self.object_count = 0;
@@ -305,7 +307,7 @@ impl HashGrid {
         }
         let objects = self.drain();
         self.bits = self.bits.map(|b| b + 1);
-        self.cells = vec![EMPTY; 1usize << (self.bits[0] + self.bits[1] + self.bits[2])];
+        self.cells = CellTable::new(1usize << (self.bits[0] + self.bits[1] + self.bits[2]));
         self.occupied = Vec::with_capacity(objects.len());
         self.compute_offsets();
         Some(objects)
@@ -324,7 +326,7 @@ impl HashGrid {
             self.occupied.sort_unstable_by_key(|o| o.cell);
         }
         for (slot, o) in self.occupied.iter().enumerate() {
-            self.cells[o.cell as usize] = slot as u32;
+            self.cells.set(o.cell, slot as u32);
         }
     }
 
@@ -336,7 +338,7 @@ impl HashGrid {
             .filter(|o| o.objects.spilled())
             .map(|o| o.objects.capacity() * std::mem::size_of::<u32>())
             .sum();
-        self.cells.capacity() * std::mem::size_of::<u32>()
+        self.cells.memory_bytes()
             + self.occupied.capacity() * std::mem::size_of::<OccupiedCell>()
             + spilled
             + std::mem::size_of::<[[i32; 27]; 27]>()

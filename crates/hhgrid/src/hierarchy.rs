@@ -2,7 +2,10 @@
 //! (Algorithm 2 and clear-and-reinsert), grid growth and the all-pairs mode.
 
 use crate::hash_grid::HashGrid;
-use crate::{BaseCellSize, Handle, HhGridConfig, HhGridError, ObjectOptions, UpdateStrategy};
+use crate::memory::reserve_a_quarter_more;
+use crate::{
+    BaseCellSize, CollisionGroups, Handle, HhGridConfig, HhGridError, ObjectOptions, UpdateStrategy,
+};
 use geometry_core::Aabb;
 
 /// Where an object is stored.
@@ -12,19 +15,42 @@ pub(crate) enum Location {
     Free,
     /// In the all-pairs list (before the switch to grids), at this position.
     AllPairs(u32),
-    /// In grid `grid` (stable grid id), cell `cell`, at `position` of the cell's container.
-    Grid { grid: u32, cell: u32, position: u32 },
+    /// In grid `grid` (stable grid id, below [`MAX_GRIDS`], so that a location takes 12
+    /// bytes), cell `cell`, at `position` of the cell's container.
+    Grid { grid: u16, cell: u32, position: u32 },
     /// In the container tested against everything (unbounded objects, and boxes too large or
     /// too far out for any grid's `f64` cell arithmetic), at this position.
     Everywhere(u32),
 }
 
-/// Per-object data read by detection, kept compact.
+const _: () = assert!(size_of::<Location>() == 12 && MAX_GRIDS - 1 <= u16::MAX as usize);
+
+/// The most grids a hierarchy creates. Only a hierarchy factor near its minimum over sizes
+/// spanning hundreds of orders of magnitude needs more levels; objects of the further levels
+/// are kept in the test-against-everything container (correct, only slower for them).
+pub(crate) const MAX_GRIDS: usize = 1 << 16;
+
+/// Per-object data read by detection, kept compact: the fields of [`ObjectOptions`] are
+/// stored unnested, so that its padding and the flag's share one word (16 bytes, not 20).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Meta {
     pub(crate) generation: u32,
-    pub(crate) options: ObjectOptions,
+    pub(crate) groups: CollisionGroups,
+    pub(crate) is_static: bool,
     pub(crate) unbounded: bool,
+}
+
+const _: () = assert!(size_of::<Meta>() == 16);
+
+impl Meta {
+    fn new(options: ObjectOptions, unbounded: bool) -> Self {
+        Self { generation: 0, groups: options.groups, is_static: options.is_static, unbounded }
+    }
+
+    /// The options the object was inserted with.
+    pub(crate) fn options(&self) -> ObjectOptions {
+        ObjectOptions { is_static: self.is_static, groups: self.groups }
+    }
 }
 
 /// A hierarchical hash grid broad phase (Schornbaum 2009).
@@ -83,6 +109,8 @@ pub struct HierarchicalHashGrid {
     pub(crate) packed_positions: Vec<u32>,
     /// Objects changed since the previous detection, and its pairs (incremental detection).
     pub(crate) changes: crate::incremental::ChangeLog,
+    /// [`MAX_GRIDS`], lowered by tests.
+    grid_limit: usize,
 }
 
 impl Default for HierarchicalHashGrid {
@@ -123,6 +151,7 @@ impl HierarchicalHashGrid {
             packed: Vec::new(),
             packed_positions: Vec::new(),
             changes: crate::incremental::ChangeLog::default(),
+            grid_limit: MAX_GRIDS,
         })
     }
 
@@ -267,16 +296,18 @@ impl HierarchicalHashGrid {
         let id = if let Some(id) = self.free.pop() {
             self.aabbs[id as usize] = aabb;
             let meta = &mut self.meta[id as usize];
-            meta.options = options;
-            meta.unbounded = unbounded;
+            *meta = Meta { generation: meta.generation, ..Meta::new(options, unbounded) };
             id
         } else {
             let id = u32::try_from(self.aabbs.len())
                 .ok()
                 .filter(|&i| i < u32::MAX)
                 .ok_or(HhGridError::TooManyObjects)?;
+            reserve_a_quarter_more(&mut self.aabbs, 1);
+            reserve_a_quarter_more(&mut self.meta, 1);
+            reserve_a_quarter_more(&mut self.locations, 1);
             self.aabbs.push(aabb);
-            self.meta.push(Meta { generation: 0, options, unbounded });
+            self.meta.push(Meta::new(options, unbounded));
             self.locations.push(Location::Free);
             id
         };
@@ -363,13 +394,17 @@ impl HierarchicalHashGrid {
         level
     }
 
-    /// The id of the grid of `level`, created (and placed in the size order) if missing.
-    fn grid_of_level(&mut self, level: i32) -> u32 {
+    /// The id of the grid of `level`, created (and placed in the size order) if missing; `None`
+    /// when it is missing and there are [`MAX_GRIDS`] grids already.
+    fn grid_of_level(&mut self, level: i32) -> Option<u32> {
         let position = self.order.partition_point(|&g| self.grids[g as usize].level < level);
         if let Some(&g) = self.order.get(position)
             && self.grids[g as usize].level == level
         {
-            return g;
+            return Some(g);
+        }
+        if self.grids.len() >= self.grid_limit {
+            return None;
         }
         let id = self.grids.len() as u32;
         let grid = HashGrid::new(
@@ -381,7 +416,7 @@ impl HierarchicalHashGrid {
         );
         self.grids.push(grid);
         self.order.insert(position, id);
-        id
+        Some(id)
     }
 
     /// Places object `id` (not currently stored anywhere) in its grid (Algorithm 3), or in the
@@ -405,7 +440,10 @@ impl HierarchicalHashGrid {
             self.order.first().map_or(0, |&g| self.grids[g as usize].level)
         };
         loop {
-            let g = self.grid_of_level(level);
+            let Some(g) = self.grid_of_level(level) else {
+                self.put_everywhere(id);
+                return;
+            };
             let grid = &self.grids[g as usize];
             let (Some(lo), Some(hi)) = (grid.coordinates(aabb.min), grid.coordinates(aabb.max)) else {
                 self.put_everywhere(id);
@@ -429,7 +467,8 @@ impl HierarchicalHashGrid {
         let grid = &mut self.grids[g as usize];
         grid.note_object_size(self.aabbs[id as usize].longest_edge());
         let position = grid.insert(id, cell);
-        self.locations[id as usize] = Location::Grid { grid: g, cell, position };
+        // `g < MAX_GRIDS` (see `grid_of_level`).
+        self.locations[id as usize] = Location::Grid { grid: g as u16, cell, position };
     }
 
     fn grow_if_dense(&mut self, g: u32) {
@@ -486,10 +525,10 @@ impl HierarchicalHashGrid {
         self.changes.forget_fat_box(id);
         let meta = &mut self.meta[id as usize];
         meta.generation = meta.generation.wrapping_add(1);
-        if !meta.options.is_static {
+        if !meta.is_static {
             self.dynamic_len -= 1;
         }
-        if meta.options.is_restricting() {
+        if meta.options().is_restricting() {
             self.restricted_len -= 1;
         }
         self.free.push(id);
@@ -531,7 +570,7 @@ impl HierarchicalHashGrid {
                         if let Some(moved) = self.grids[grid as usize].remove(cell, position) {
                             self.locations[moved as usize] = Location::Grid { grid, cell, position };
                         }
-                        self.store_in_grid(id, grid, new_cell);
+                        self.store_in_grid(id, u32::from(grid), new_cell);
                     }
                     return Ok(());
                 }
@@ -694,5 +733,64 @@ mod base_cell_tests {
             }
         }
         assert_eq!(found, expected);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use contact_core::{AllPairs, BroadPhase};
+    use geometry_core::DVec3;
+
+    /// The pairs of `broad` as sorted pairs of object numbers (positions in `handles`).
+    fn numbered<B: BroadPhase>(broad: &mut B, handles: &[B::Handle]) -> Vec<(usize, usize)> {
+        let mut pairs = Vec::new();
+        broad.find_pairs(&mut pairs);
+        let number = |h| handles.iter().position(|&x| x == h).expect("a live handle");
+        let mut numbered: Vec<_> = pairs
+            .into_iter()
+            .map(|(a, b)| {
+                let (a, b) = (number(a), number(b));
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        numbered.sort_unstable();
+        numbered
+    }
+
+    /// Beyond the grid limit, objects of further levels are kept in the everywhere container and
+    /// every pair is still found (against brute force), through updates that move objects
+    /// between levels and removals.
+    #[test]
+    fn levels_beyond_the_grid_limit_go_everywhere() {
+        let config = HhGridConfig { all_pairs_threshold: 0, ..HhGridConfig::default() };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        grid.grid_limit = 3;
+        let mut oracle = AllPairs::new();
+        let size = |k: usize| 0.01 * 2f64.powi((k * 5 % 12) as i32);
+        let place = |k: usize, shift: f64| {
+            let p = DVec3::new((k % 7) as f64, (k / 7 % 5) as f64, shift) * 3.0;
+            Aabb::new(p, p + DVec3::splat(size(k))).unwrap()
+        };
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for k in 0..60 {
+            ours.push(grid.insert(place(k, 0.0)).unwrap());
+            theirs.push(oracle.insert(place(k, 0.0)).unwrap());
+        }
+        assert_eq!(grid.grid_count(), 3);
+        assert!(!grid.everywhere.is_empty());
+        assert_eq!(numbered(&mut grid, &ours), numbered(&mut oracle, &theirs));
+        for k in 0..ours.len() {
+            let moved = place(k + 5, 0.3);
+            grid.update(ours[k], moved).unwrap();
+            oracle.update(theirs[k], moved).unwrap();
+        }
+        assert_eq!(numbered(&mut grid, &ours), numbered(&mut oracle, &theirs));
+        for k in (0..ours.len()).rev().step_by(2) {
+            grid.remove(ours.remove(k)).unwrap();
+            oracle.remove(theirs.remove(k)).unwrap();
+        }
+        assert_eq!(numbered(&mut grid, &ours), numbered(&mut oracle, &theirs));
+        assert_eq!(grid.grid_count(), 3);
     }
 }

@@ -413,7 +413,7 @@ impl HierarchicalHashGrid {
         if self.restricted_len == 0 {
             return true;
         }
-        let (oa, ob) = (&self.meta[a as usize].options, &self.meta[b as usize].options);
+        let (oa, ob) = (&self.meta[a as usize], &self.meta[b as usize]);
         !(oa.is_static && ob.is_static) && oa.groups.interacts_with(ob.groups)
     }
 

@@ -70,6 +70,7 @@
 //! assert!(grid.grid_count() > 1);
 //! //! ```
 
+mod cell_table;
 mod config;
 mod detect;
 mod error;

@@ -206,7 +206,7 @@ impl PackedGrid {
         self.order.extend(occupied.iter().enumerate().map(|(slot, o)| u64::from(o.cell) << 32 | slot as u64));
         // A linear-time sort, serial: at 10⁵ cells it takes a fraction of a millisecond, less
         // than rayon's comparison sort did on two threads.
-        crate::radix::sort_by_cell(&mut self.order, &mut self.sort_scratch, grid.cells.len());
+        crate::radix::sort_by_cell(&mut self.order, &mut self.sort_scratch, grid.cell_count());
         // Row lengths in slot order (sequential reads), then their prefix sums in cell order.
         self.rows.clear();
         self.rows.extend(occupied.iter().map(|o| [0, o.objects.len() as u32]));
@@ -258,7 +258,7 @@ impl PackedGrid {
     #[inline]
     fn row_of(&self, grid: &HashGrid, cell: u32) -> [u32; 2] {
         // EMPTY (u32::MAX) exceeds every slot and maps to the sentinel row, the last one.
-        let slot = (grid.cells[cell as usize] as usize).min(self.rows.len() - 1);
+        let slot = (grid.cells.get(cell) as usize).min(self.rows.len() - 1);
         self.rows[slot]
     }
 
@@ -297,9 +297,10 @@ impl PackedGrid {
     /// form one run.
     #[inline]
     pub(crate) fn run_range(&self, grid: &HashGrid, centre: u32) -> [u32; 2] {
-        let [s0, e0] = self.row_of(grid, centre - 1);
-        let [s1, e1] = self.row_of(grid, centre);
-        let [s2, e2] = self.row_of(grid, centre + 1);
+        let sentinel = self.rows.len() - 1;
+        let row = |slot: u32| self.rows[(slot as usize).min(sentinel)];
+        let [a, b, c] = grid.cells.get_run(centre);
+        let ([s0, e0], [s1, e1], [s2, e2]) = (row(a), row(b), row(c));
         [s0.min(s1).min(s2), e0.max(e1).max(e2)]
     }
 

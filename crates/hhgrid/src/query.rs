@@ -141,7 +141,7 @@ pub(crate) fn gather_candidates(grid: &HashGrid, query: &Aabb, out: &mut Vec<u32
                 for dy in 0..lens[1] as i64 {
                     for dx in 0..lens[0] as i64 {
                         let cell = grid.hash([start[0] + dx, start[1] + dy, start[2] + dz]);
-                        slots[k] = grid.cells[cell as usize];
+                        slots[k] = grid.cells.get(cell);
                         k += 1;
                     }
                 }
