@@ -33,7 +33,8 @@ const NO_PAGE: u32 = 0;
 /// tests below compare it with a plain array.
 #[derive(Debug, Clone)]
 pub(crate) struct CellTable {
-    /// The pool index of each page of cells, or [`NO_PAGE`].
+    /// Where each page of cells starts in the pool (page number × [`PAGE`], saving a shift per
+    /// lookup), or [`NO_PAGE`].
     directory: Vec<u32>,
     /// The allocated pages, `PAGE` slots each; page 0 is the shared empty page.
     pool: Vec<u32>,
@@ -66,8 +67,7 @@ impl CellTable {
     /// Where cell `cell` is stored in the pool.
     #[inline]
     fn index(&self, cell: u32) -> usize {
-        let page = self.directory[(cell >> PAGE_BITS) as usize] as usize;
-        page << PAGE_BITS | (cell as usize & (PAGE - 1))
+        self.directory[(cell >> PAGE_BITS) as usize] as usize | (cell as usize & (PAGE - 1))
     }
 
     /// The slot of cell `cell`, or [`EMPTY`].
@@ -76,19 +76,15 @@ impl CellTable {
         self.pool[self.index(cell)]
     }
 
-    /// The slots of the three cells `centre - 1`, `centre`, `centre + 1` (which must not wrap
-    /// around the table's ends): one directory lookup when they share a page, as all but two
-    /// in [`PAGE`] runs do.
+    /// The slots of the `len` consecutive cells from `first` when they lie in one page (all but
+    /// `len - 1` in [`PAGE`] runs do): one directory lookup for the run.
     #[inline]
-    pub(crate) fn get_run(&self, centre: u32) -> [u32; 3] {
-        let first = centre - 1;
-        if (first ^ (centre + 1)) >> PAGE_BITS == 0 {
-            let base = self.index(first);
-            let run = &self.pool[base..base + 3];
-            [run[0], run[1], run[2]]
-        } else {
-            [self.get(first), self.get(centre), self.get(centre + 1)]
-        }
+    pub(crate) fn run_in_page(&self, first: u32, len: u32) -> Option<&[u32]> {
+        let last = first + len - 1;
+        ((first ^ last) >> PAGE_BITS == 0).then(|| {
+            let start = self.index(first);
+            &self.pool[start..start + len as usize]
+        })
     }
 
     /// Sets the slot of cell `cell` (not [`EMPTY`]: use [`clear`](Self::clear)), allocating its
@@ -97,14 +93,14 @@ impl CellTable {
     pub(crate) fn set(&mut self, cell: u32, slot: u32) {
         debug_assert_ne!(slot, EMPTY);
         let entry = (cell >> PAGE_BITS) as usize;
-        let mut page = self.directory[entry];
-        if page == NO_PAGE {
-            page = self.allocate_page();
-            self.directory[entry] = page;
+        let mut start = self.directory[entry];
+        if start == NO_PAGE {
+            start = self.allocate_page() << PAGE_BITS;
+            self.directory[entry] = start;
         }
-        let index = (page as usize) << PAGE_BITS | (cell as usize & (PAGE - 1));
+        let index = start as usize | (cell as usize & (PAGE - 1));
         if self.pool[index] == EMPTY {
-            self.occupied_in[page as usize] += 1;
+            self.occupied_in[(start >> PAGE_BITS) as usize] += 1;
         }
         self.pool[index] = slot;
     }
@@ -114,12 +110,13 @@ impl CellTable {
     #[inline]
     pub(crate) fn clear(&mut self, cell: u32) {
         let entry = (cell >> PAGE_BITS) as usize;
-        let page = self.directory[entry];
-        let index = (page as usize) << PAGE_BITS | (cell as usize & (PAGE - 1));
-        if page == NO_PAGE || self.pool[index] == EMPTY {
+        let start = self.directory[entry];
+        let index = start as usize | (cell as usize & (PAGE - 1));
+        if start == NO_PAGE || self.pool[index] == EMPTY {
             return;
         }
         self.pool[index] = EMPTY;
+        let page = start >> PAGE_BITS;
         let count = &mut self.occupied_in[page as usize];
         *count -= 1;
         if *count == 0 {
@@ -183,6 +180,23 @@ mod tests {
             let pages_in_use = plain.chunks(PAGE).filter(|page| page.iter().any(|&s| s != EMPTY)).count();
             prop_assert_eq!(table.allocated_pages(), pages_in_use);
             prop_assert!(table.pool[..PAGE].iter().all(|&s| s == EMPTY), "the shared page was written");
+        }
+    }
+
+    #[test]
+    fn runs_within_a_page_are_read_at_once() {
+        let mut table = CellTable::new(1 << 12);
+        for cell in (0..4096).step_by(7) {
+            table.set(cell, cell * 3);
+        }
+        for first in 0..4093 {
+            for len in 1..=3 {
+                let slots: Vec<u32> = (first..first + len).map(|c| table.get(c)).collect();
+                match table.run_in_page(first, len) {
+                    Some(run) => assert_eq!(run, &slots[..]),
+                    None => assert_ne!(first as usize / PAGE, (first + len - 1) as usize / PAGE),
+                }
+            }
         }
     }
 

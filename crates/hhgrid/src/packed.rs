@@ -257,9 +257,14 @@ impl PackedGrid {
     /// The row of cell `cell` of `grid`: the sentinel `[u32::MAX, 0)` for an empty cell.
     #[inline]
     fn row_of(&self, grid: &HashGrid, cell: u32) -> [u32; 2] {
+        self.row_at_slot(grid.cells.get(cell))
+    }
+
+    /// The row of occupied slot `slot`, or the sentinel for [`EMPTY`].
+    #[inline]
+    fn row_at_slot(&self, slot: u32) -> [u32; 2] {
         // EMPTY (u32::MAX) exceeds every slot and maps to the sentinel row, the last one.
-        let slot = (grid.cells.get(cell) as usize).min(self.rows.len() - 1);
-        self.rows[slot]
+        self.rows[(slot as usize).min(self.rows.len() - 1)]
     }
 
     /// The entries (without the padding).
@@ -283,12 +288,13 @@ impl PackedGrid {
     /// The entry range (empty unless `start < end`) of the `len` cells from `first` along x,
     /// which must lie in one row of `grid` (see [`HashGrid::row_holds`]): they are consecutive
     /// in the traversal order, so their entries form one run.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn cells_range(&self, grid: &HashGrid, first: u32, len: u32) -> [u32; 2] {
-        (first..first + len).fold([u32::MAX, 0], |[start, end], cell| {
-            let [s, e] = self.row_of(grid, cell);
-            [start.min(s), end.max(e)]
-        })
+        let widen = |[start, end]: [u32; 2], [s, e]: [u32; 2]| [start.min(s), end.max(e)];
+        match grid.cells.run_in_page(first, len) {
+            Some(slots) => slots.iter().fold([u32::MAX, 0], |range, &slot| widen(range, self.row_at_slot(slot))),
+            None => (first..first + len).fold([u32::MAX, 0], |range, cell| widen(range, self.row_of(grid, cell))),
+        }
     }
 
     /// The entry range (empty unless `start < end`) of the cells `centre - 1`, `centre`,
@@ -297,11 +303,7 @@ impl PackedGrid {
     /// form one run.
     #[inline]
     pub(crate) fn run_range(&self, grid: &HashGrid, centre: u32) -> [u32; 2] {
-        let sentinel = self.rows.len() - 1;
-        let row = |slot: u32| self.rows[(slot as usize).min(sentinel)];
-        let [a, b, c] = grid.cells.get_run(centre);
-        let ([s0, e0], [s1, e1], [s2, e2]) = (row(a), row(b), row(c));
-        [s0.min(s1).min(s2), e0.max(e1).max(e2)]
+        self.cells_range(grid, centre - 1, 3)
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
