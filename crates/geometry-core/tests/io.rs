@@ -259,6 +259,57 @@ fn ply_with_float_coordinates_extra_properties_and_other_elements() {
     assert_eq!(mesh.faces(), &[[0, 1, 2], [0, 2, 3], [0, 2, 1]]);
 }
 
+/// Headers and lines that `ply-rs-bw` accepts but that would be read silently wrong, or that
+/// the format does not define, are parse errors at their line.
+#[test]
+fn malformed_ply_headers_and_lines_are_refused_at_their_line() {
+    let lines = [
+        "ply",
+        "format ascii 1.0",
+        "element vertex 3",
+        "property float x",
+        "property float y",
+        "property float z",
+        "element face 1",
+        "property list uchar int vertex_index",
+        "end_header",
+        "0 0 0",
+        "1 0 0",
+        "0 1 0",
+        "3 0 1 2",
+    ];
+    let text = |edit: &dyn Fn(&mut Vec<String>)| {
+        let mut lines: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+        edit(&mut lines);
+        lines.join("\n") + "\n"
+    };
+    assert_eq!(read_str(&text(&|_| {}), MeshFormat::PlyAscii).unwrap().faces(), &[[0, 1, 2]]);
+    let replace = |line: usize, with: &'static str| move |l: &mut Vec<String>| l[line - 1] = with.to_owned();
+    let insert =
+        |line: usize, with: &'static str| move |l: &mut Vec<String>| l.insert(line - 1, with.to_owned());
+    let cases: [(&str, Box<dyn Fn(&mut Vec<String>)>, usize); 8] = [
+        ("version 2.0", Box::new(replace(2, "format ascii 2.0")), 2),
+        ("version 1.1", Box::new(replace(2, "format ascii 1.1")), 2),
+        ("repeated property", Box::new(insert(7, "property float y")), 7),
+        (
+            "repeated element",
+            Box::new(|l: &mut Vec<String>| {
+                l.insert(8, "element face 0".to_owned());
+                l.insert(9, "property list uchar int vertex_index".to_owned());
+            }),
+            9,
+        ),
+        ("float list count", Box::new(replace(8, "property list float int vertex_index")), 8),
+        ("extra vertex value", Box::new(replace(11, "1 0 0 5")), 11),
+        ("extra face value", Box::new(replace(13, "3 0 1 2 9")), 13),
+        ("extra value after an empty list", Box::new(replace(13, "0 7")), 13),
+    ];
+    for (what, edit, line) in cases {
+        let err = read_str(&text(&*edit), MeshFormat::PlyAscii).unwrap_err();
+        assert!(matches!(err, MeshIoError::Parse { line: l, .. } if l == Some(line)), "{what}: {err:?}");
+    }
+}
+
 /// A binary PLY built by hand: `float` coordinates, `int` indices with a `short` count.
 fn binary_ply(big_endian: bool, corners: &[i32], truncate: usize) -> Vec<u8> {
     let order = if big_endian { "binary_big_endian" } else { "binary_little_endian" };

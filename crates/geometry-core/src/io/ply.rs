@@ -168,6 +168,7 @@ pub(super) fn read(data: &[u8], path: &str) -> Result<TriMesh, MeshIoError> {
         }
     })?;
     let binary = header.encoding != Encoding::Ascii;
+    check_header_text(&header, data, path)?;
     check_header(&header, data, path)?;
     if binary {
         check_binary_size(&header, reader.get_ref().len() as u64, path)?;
@@ -199,6 +200,9 @@ pub(super) fn read(data: &[u8], path: &str) -> Result<TriMesh, MeshIoError> {
         }
     }
 
+    if !binary {
+        check_ascii_lines(&header, data, path)?;
+    }
     let rest: &[u8] = reader.get_ref();
     if binary && !rest.is_empty() {
         return Err(MeshIoError::parse(path, None, format!("{} bytes after the last element", rest.len())));
@@ -225,6 +229,91 @@ pub(super) fn read(data: &[u8], path: &str) -> Result<TriMesh, MeshIoError> {
         builder.push_polygon(&corners, path, line)?;
     }
     builder.finish(path)
+}
+
+/// PLY's integer type names, the only types a list count may have.
+const INTEGER_TYPES: [&str; 12] = [
+    "char", "uchar", "short", "ushort", "int", "uint", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+];
+
+/// Header rules that `ply-rs-bw` does not enforce, checked on the header's text (for the line
+/// numbers): the version is 1.0, the only one defined; element names are unique, and property
+/// names within an element (the parser keys both by name, so a repeated one would replace the
+/// first and silently shift the columns of everything after it); list counts are integers.
+fn check_header_text(header: &Header, data: &[u8], path: &str) -> Result<(), MeshIoError> {
+    let (mut elements, mut properties): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for (n, line) in lines(data) {
+        let refuse = |message: String| Err(MeshIoError::parse(path, Some(n), message));
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let property = match tokens[..] {
+            ["end_header", ..] => break,
+            ["format", _, version, ..] if (header.version.major, header.version.minor) != (1, 0) => {
+                return refuse(format!("PLY version {version}; the only one defined is 1.0"));
+            }
+            ["element", name, ..] => {
+                if elements.iter().any(|e| e == name) {
+                    return refuse(format!("element '{name}' is declared twice"));
+                }
+                elements.push(name.to_owned());
+                properties.clear();
+                continue;
+            }
+            ["property", "list", count, _, name, ..] => {
+                if !INTEGER_TYPES.contains(&count) {
+                    return refuse(format!(
+                        "list '{name}' has count type '{count}', expected an integer type"
+                    ));
+                }
+                name
+            }
+            ["property", _, name, ..] => name,
+            _ => continue,
+        };
+        if properties.iter().any(|p| p == property) {
+            let element = elements.last().map_or("", String::as_str);
+            return refuse(format!("property '{property}' of element '{element}' is declared twice"));
+        }
+        properties.push(property.to_owned());
+    }
+    Ok(())
+}
+
+/// ASCII PLY holds one element per line. `ply-rs-bw` reads the declared properties from the
+/// start of a line and ignores whatever follows, which would hide a header that declares fewer
+/// properties than the data has: a line with more values than its element declares is refused.
+/// (Called after a successful parse, so the lines are there and their list counts are valid.)
+fn check_ascii_lines(header: &Header, data: &[u8], path: &str) -> Result<(), MeshIoError> {
+    let mut payload =
+        lines(data).skip_while(|(_, line)| line.split_whitespace().next() != Some("end_header")).skip(1);
+    for (name, def) in &header.elements {
+        for _ in 0..def.count {
+            let Some((n, line)) = payload.next() else { return Ok(()) };
+            let mut values = line.split_whitespace();
+            let mut declared = 0;
+            for property in def.properties.values() {
+                let items = match property.data_type {
+                    PropertyType::Scalar(_) => 1,
+                    PropertyType::List(..) => {
+                        values.next().and_then(|c| c.parse::<usize>().ok()).unwrap_or(0)
+                    }
+                };
+                // (`nth(k - 1)` skips `k` values.)
+                if items > 0 {
+                    values.nth(items - 1);
+                }
+                declared += items + usize::from(matches!(property.data_type, PropertyType::List(..)));
+            }
+            let extra = values.count();
+            if extra > 0 {
+                return Err(MeshIoError::parse(
+                    path,
+                    Some(n),
+                    format!("{} values, but element '{name}' declares {declared}", declared + extra),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks that the `vertex` element has scalar `x`, `y`, `z` and the `face` element an integer
