@@ -287,7 +287,8 @@ fn malformed_ply_headers_and_lines_are_refused_at_their_line() {
     let replace = |line: usize, with: &'static str| move |l: &mut Vec<String>| l[line - 1] = with.to_owned();
     let insert =
         |line: usize, with: &'static str| move |l: &mut Vec<String>| l.insert(line - 1, with.to_owned());
-    let cases: [(&str, Box<dyn Fn(&mut Vec<String>)>, usize); 8] = [
+    type Edit = Box<dyn Fn(&mut Vec<String>)>;
+    let cases: [(&str, Edit, usize); 8] = [
         ("version 2.0", Box::new(replace(2, "format ascii 2.0")), 2),
         ("version 1.1", Box::new(replace(2, "format ascii 1.1")), 2),
         ("repeated property", Box::new(insert(7, "property float y")), 7),

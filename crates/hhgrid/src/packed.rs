@@ -292,8 +292,12 @@ impl PackedGrid {
     pub(crate) fn cells_range(&self, grid: &HashGrid, first: u32, len: u32) -> [u32; 2] {
         let widen = |[start, end]: [u32; 2], [s, e]: [u32; 2]| [start.min(s), end.max(e)];
         match grid.cells.run_in_page(first, len) {
-            Some(slots) => slots.iter().fold([u32::MAX, 0], |range, &slot| widen(range, self.row_at_slot(slot))),
-            None => (first..first + len).fold([u32::MAX, 0], |range, cell| widen(range, self.row_of(grid, cell))),
+            Some(slots) => {
+                slots.iter().fold([u32::MAX, 0], |range, &slot| widen(range, self.row_at_slot(slot)))
+            }
+            None => {
+                (first..first + len).fold([u32::MAX, 0], |range, cell| widen(range, self.row_of(grid, cell)))
+            }
         }
     }
 
