@@ -259,6 +259,9 @@ fn ply_with_float_coordinates_extra_properties_and_other_elements() {
     assert_eq!(mesh.faces(), &[[0, 1, 2], [0, 2, 3], [0, 2, 1]]);
 }
 
+/// An edit of a PLY file's lines.
+type PlyEdit = Box<dyn Fn(&mut Vec<String>)>;
+
 /// Headers and lines that `ply-rs-bw` accepts but that would be read silently wrong, or that
 /// the format does not define, are parse errors at their line.
 #[test]
@@ -287,8 +290,7 @@ fn malformed_ply_headers_and_lines_are_refused_at_their_line() {
     let replace = |line: usize, with: &'static str| move |l: &mut Vec<String>| l[line - 1] = with.to_owned();
     let insert =
         |line: usize, with: &'static str| move |l: &mut Vec<String>| l.insert(line - 1, with.to_owned());
-    type Edit = Box<dyn Fn(&mut Vec<String>)>;
-    let cases: [(&str, Edit, usize); 8] = [
+    let cases: [(&str, PlyEdit, usize); 8] = [
         ("version 2.0", Box::new(replace(2, "format ascii 2.0")), 2),
         ("version 1.1", Box::new(replace(2, "format ascii 1.1")), 2),
         ("repeated property", Box::new(insert(7, "property float y")), 7),
