@@ -313,6 +313,70 @@ fn malformed_ply_headers_and_lines_are_refused_at_their_line() {
     }
 }
 
+/// An ASCII list count must fit the count type the header declares (`ply-rs-bw` reads any
+/// size); the largest that fits is read.
+#[test]
+fn ascii_ply_list_counts_must_fit_their_declared_type() {
+    let with_extra = |count_type: &str, count: usize| {
+        format!(
+            "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n\
+             element face 1\nproperty list uchar int vertex_index\nelement extra 1\n\
+             property list {count_type} uchar values\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n{count}{}\n",
+            " 7".repeat(count)
+        )
+    };
+    for (count_type, largest) in [("char", 127), ("uchar", 255), ("int8", 127), ("uint8", 255)] {
+        let fits = read_str(&with_extra(count_type, largest), MeshFormat::PlyAscii);
+        assert_eq!(fits.unwrap().faces(), &[[0, 1, 2]], "{count_type} {largest}");
+        let err = read_str(&with_extra(count_type, largest + 1), MeshFormat::PlyAscii).unwrap_err();
+        assert!(matches!(err, MeshIoError::Parse { line: Some(16), .. }), "{count_type}: {err:?}");
+    }
+}
+
+/// Repeated names are found however long the header (a hash set per header, not a scan of the
+/// names so far per line, which took seconds on a header of 100 000 properties).
+#[test]
+fn repeated_ply_names_are_found_in_long_headers() {
+    let header = |repeat: &str| {
+        let mut text = String::from("ply\nformat ascii 1.0\nelement other 0\n");
+        text.extend((0..5_000).map(|i| format!("property uchar p{i}\n")));
+        text += repeat;
+        text + "element vertex 3\nproperty float x\nproperty float y\nproperty float z\n\
+                element face 1\nproperty list uchar int vertex_index\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n"
+    };
+    assert_eq!(read_str(&header(""), MeshFormat::PlyAscii).unwrap().faces(), &[[0, 1, 2]]);
+    let err = read_str(&header("property uchar p17\n"), MeshFormat::PlyAscii).unwrap_err();
+    assert!(matches!(err, MeshIoError::Parse { line: Some(5_004), .. }), "{err:?}");
+}
+
+/// A coordinate outside the exact predicates' range is reported at its vertex's line, as the
+/// other mesh errors are, in every text format.
+#[test]
+fn coordinates_out_of_range_are_reported_at_their_line() {
+    let off = "OFF\n4 4 6\n0 0 0\n1 0 0\n0 1 0\n0 0 1e80\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n";
+    let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1e-80\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+    for (text, format, line) in [(off, MeshFormat::Off, 6), (obj, MeshFormat::Obj, 4)] {
+        let err = read_str(text, format).unwrap_err();
+        assert!(
+            matches!(err, MeshIoError::Mesh { line: Some(l), source: MeshError::CoordinateOutOfRange { vertex: 3, .. }, .. } if l == line),
+            "{format:?}: {err:?}"
+        );
+    }
+}
+
+/// An OBJ vertex is `x y z`, `x y z w` or `x y z r g b`: 5 or 7 values are refused.
+#[test]
+fn obj_vertices_take_three_four_or_six_values() {
+    let obj = |v: &str| format!("v 0 0 0\nv 1 0 0\n{v}\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+    for accepted in ["v 0 1 0", "v 0 1 0 1", "v 0 1 0 0.5 0.5 0.5"] {
+        assert_eq!(read_str(&obj(accepted), MeshFormat::Obj).unwrap().vertices()[2], DVec3::Y, "{accepted}");
+    }
+    for refused in ["v 0 1", "v 0 1 0 1 1", "v 0 1 0 1 1 1 1"] {
+        let err = read_str(&obj(refused), MeshFormat::Obj).unwrap_err();
+        assert!(matches!(err, MeshIoError::Parse { line: Some(3), .. }), "{refused}: {err:?}");
+    }
+}
+
 /// A binary PLY built by hand: `float` coordinates, `int` indices with a `short` count.
 fn binary_ply(big_endian: bool, corners: &[i32], truncate: usize) -> Vec<u8> {
     let order = if big_endian { "binary_big_endian" } else { "binary_little_endian" };

@@ -74,7 +74,7 @@ pub(super) fn read(data: &[u8], path: &str) -> Result<TriMesh, MeshIoError> {
                     }
                     count += 1;
                 }
-                if !(3..=7).contains(&count) {
+                if !matches!(count, 3 | 4 | 6) {
                     return Err(MeshIoError::parse(
                         path,
                         Some(line_no),

@@ -3,8 +3,11 @@
 //! `ply-rs-bw` parses the header and the payload in all three encodings, reports header and ASCII
 //! line numbers, and caps its preallocation. We add typed element records (no per-vertex hash
 //! maps), a header check that a binary payload can possibly hold the declared element counts
-//! (so a huge count fails at once instead of looping or allocating), and the mesh checks.
+//! (so a huge count fails at once instead of looping or allocating), the rules `ply-rs-bw` does
+//! not enforce (version 1.0 only, unique element names and property names, integer list counts
+//! that fit their declared type, no ASCII line longer than its element), and the mesh checks.
 
+use std::collections::HashSet;
 use std::io::{ErrorKind, Write};
 
 use ply_rs_bw::parser::{ParseError, Parser, Reader};
@@ -241,7 +244,10 @@ const INTEGER_TYPES: [&str; 12] = [
 /// names within an element (the parser keys both by name, so a repeated one would replace the
 /// first and silently shift the columns of everything after it); list counts are integers.
 fn check_header_text(header: &Header, data: &[u8], path: &str) -> Result<(), MeshIoError> {
-    let (mut elements, mut properties): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    // Hash sets, not a scan of the names so far: a header of many thousands of properties
+    // would otherwise take quadratic time (a 2 MB header took seconds).
+    let (mut elements, mut properties) = (HashSet::new(), HashSet::new());
+    let mut element = String::new();
     for (n, line) in lines(data) {
         let refuse = |message: String| Err(MeshIoError::parse(path, Some(n), message));
         let tokens: Vec<&str> = line.split_whitespace().collect();
@@ -251,10 +257,10 @@ fn check_header_text(header: &Header, data: &[u8], path: &str) -> Result<(), Mes
                 return refuse(format!("PLY version {version}; the only one defined is 1.0"));
             }
             ["element", name, ..] => {
-                if elements.iter().any(|e| e == name) {
+                if !elements.insert(name.to_owned()) {
                     return refuse(format!("element '{name}' is declared twice"));
                 }
-                elements.push(name.to_owned());
+                name.clone_into(&mut element);
                 properties.clear();
                 continue;
             }
@@ -269,18 +275,32 @@ fn check_header_text(header: &Header, data: &[u8], path: &str) -> Result<(), Mes
             ["property", _, name, ..] => name,
             _ => continue,
         };
-        if properties.iter().any(|p| p == property) {
-            let element = elements.last().map_or("", String::as_str);
+        if !properties.insert(property.to_owned()) {
             return refuse(format!("property '{property}' of element '{element}' is declared twice"));
         }
-        properties.push(property.to_owned());
     }
     Ok(())
 }
 
+/// The largest list count a count type can hold, and the type's name. (`ply-rs-bw` reads an
+/// ASCII count as any `usize`, whatever type the header gives it; the header check has made
+/// sure the type is an integer one.)
+fn largest_count(t: &ScalarType) -> (u64, &'static str) {
+    match t {
+        ScalarType::Char => (i8::MAX as u64, "char"),
+        ScalarType::UChar => (u64::from(u8::MAX), "uchar"),
+        ScalarType::Short => (i16::MAX as u64, "short"),
+        ScalarType::UShort => (u64::from(u16::MAX), "ushort"),
+        ScalarType::Int => (i32::MAX as u64, "int"),
+        ScalarType::UInt | ScalarType::Float | ScalarType::Double => (u64::from(u32::MAX), "uint"),
+    }
+}
+
 /// ASCII PLY holds one element per line. `ply-rs-bw` reads the declared properties from the
 /// start of a line and ignores whatever follows, which would hide a header that declares fewer
-/// properties than the data has: a line with more values than its element declares is refused.
+/// properties than the data has: a line with more values than its element declares is refused,
+/// and so is a list count its declared type cannot hold (a `uchar` count of 300, which a binary
+/// file could not even write).
 /// (Called after a successful parse, so the lines are there and their list counts are valid.)
 fn check_ascii_lines(header: &Header, data: &[u8], path: &str) -> Result<(), MeshIoError> {
     let mut payload =
@@ -291,10 +311,19 @@ fn check_ascii_lines(header: &Header, data: &[u8], path: &str) -> Result<(), Mes
             let mut values = line.split_whitespace();
             let mut declared = 0;
             for property in def.properties.values() {
-                let items = match property.data_type {
+                let items = match &property.data_type {
                     PropertyType::Scalar(_) => 1,
-                    PropertyType::List(..) => {
-                        values.next().and_then(|c| c.parse::<usize>().ok()).unwrap_or(0)
+                    PropertyType::List(count_type, _) => {
+                        let count = values.next().and_then(|c| c.parse::<u64>().ok()).unwrap_or(0);
+                        let (largest, type_name) = largest_count(count_type);
+                        if count > largest {
+                            return Err(MeshIoError::parse(
+                                path,
+                                Some(n),
+                                format!("list count {count} exceeds {largest}, the largest {type_name}"),
+                            ));
+                        }
+                        usize::try_from(count).unwrap_or(usize::MAX)
                     }
                 };
                 // (`nth(k - 1)` skips `k` values.)

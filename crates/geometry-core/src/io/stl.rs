@@ -25,8 +25,9 @@ const BINARY_TRIANGLE: usize = 50;
 /// Reads ASCII or binary STL, whichever `data` holds.
 ///
 /// Binary if the size matches the triangle count exactly; otherwise ASCII if the data starts with
-/// `solid` and has no NUL byte where a binary header would have its count; otherwise binary (and
-/// then its size is wrong, which is reported as truncated or trailing data).
+/// `solid` and has no NUL byte in its first 84 bytes (a binary header's size; text has none, a
+/// binary header padded with NULs after "solid ..." has some); otherwise binary (and then its
+/// size is wrong, which is reported as truncated or trailing data).
 pub(super) fn read(data: &[u8], path: &str) -> Result<TriMesh, MeshIoError> {
     if binary_size_matches(data) {
         return read_binary(data, path);

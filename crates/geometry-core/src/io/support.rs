@@ -121,7 +121,9 @@ impl MeshBuilder {
         let Self { vertices, faces, vertex_lines, face_lines, .. } = self;
         TriMesh::new(vertices, faces).map_err(|source| {
             let line = match source {
-                MeshError::NonFiniteVertex { vertex } => vertex_lines.get(vertex).copied(),
+                MeshError::NonFiniteVertex { vertex } | MeshError::CoordinateOutOfRange { vertex, .. } => {
+                    vertex_lines.get(vertex).copied()
+                }
                 MeshError::IndexOutOfRange { face, .. } | MeshError::DegenerateFace { face } => {
                     face_lines.get(face).copied()
                 }
