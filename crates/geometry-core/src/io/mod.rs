@@ -204,8 +204,10 @@ pub fn read_mesh(path: impl AsRef<Path>) -> Result<TriMesh, MeshIoError> {
 /// * [`MeshIoError::Parse`]: the data does not follow the format (with the line, for text).
 /// * [`MeshIoError::Truncated`]: the data ends before the announced content.
 /// * [`MeshIoError::UnsupportedPolygon`]: a face has fewer than three corners.
-/// * [`MeshIoError::Mesh`]: [`TriMesh::new`] refused the result (NaN coordinate, index out of
-///   range, degenerate face, no faces), with the line of the vertex or face for text formats.
+/// * [`MeshIoError::Mesh`]: [`TriMesh::new`] refused the result (NaN or infinite coordinate, a
+///   coordinate outside the exact predicates' range, index out of range, degenerate face, no
+///   faces), with the line of the vertex or face for text formats. (ASCII PLY is the exception
+///   for NaN and infinity: its number grammar has no such words, so they are a `Parse` error.)
 ///
 /// ```
 /// use geometry_core::io::{read_mesh_from, MeshFormat, MeshIoError};
