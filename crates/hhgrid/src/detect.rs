@@ -295,24 +295,13 @@ impl HierarchicalHashGrid {
             // cell that need the same coarse cells (most of them).
             for &h in coarser {
                 let (coarse, coarse_packed) = (&self.grids[h as usize], &self.packed[h as usize]);
+                if coarse.object_count == 0 {
+                    // A grid stays when its last object leaves (its level may fill again).
+                    continue;
+                }
                 let mut gathered_for = None;
                 for a in &packed.entries[row.clone()] {
-                    let exact = || &self.aabbs[a.id as usize];
-                    let narrowed = if self.config.narrow_coarse_stencil {
-                        // The range of a box containing the object's is a superset of its own,
-                        // so the entry's rounded box serves (each coarse object still meets the
-                        // object once), without fetching the exact box from memory.
-                        let enclosing = a.enclosing_box().unwrap_or(*exact());
-                        coarse.reference_range(&enclosing).or_else(|| coarse.reference_range(exact()))
-                    } else {
-                        None
-                    };
-                    // (A box placeable in a finer grid is placeable in every coarser one, so the
-                    // stencil is the fallback, never needed in practice.)
-                    let cells = narrowed.map(CoarseCells::Range).or_else(|| {
-                        coarse.coordinates(exact().min).map(|c| CoarseCells::Stencil(coarse.hash(c)))
-                    });
-                    let Some(cells) = cells else { continue };
+                    let Some(cells) = self.coarse_cells(coarse, a) else { continue };
                     if gathered_for != Some(cells) {
                         gathered_for = Some(cells);
                         match cells {
@@ -375,6 +364,39 @@ impl HierarchicalHashGrid {
         for &j in &hits[..found] {
             self.confirm(a, &query, &candidates[j as usize], filter, out);
         }
+    }
+
+    /// The cells of the coarser grid `coarse` whose objects entry `a` (of a finer grid) must be
+    /// tested against: its narrowed reference range when
+    /// [`narrow_coarse_stencil`](crate::HhGridConfig::narrow_coarse_stencil) is on and the range
+    /// is no larger than the stencil, else the 27-cell stencil of Algorithm 4; `None` if the
+    /// object cannot be placed in `coarse` at all.
+    #[inline]
+    fn coarse_cells(&self, coarse: &HashGrid, a: &PackedEntry) -> Option<CoarseCells> {
+        let exact = || &self.aabbs[a.id as usize];
+        let at_most_stencil =
+            |(_, lens): &([i64; 3], [u64; 3])| lens[0].saturating_mul(lens[1]).saturating_mul(lens[2]) <= 27;
+        let narrowed = if self.config.narrow_coarse_stencil {
+            // The range of a box containing the object's is a superset of its own, so the
+            // entry's rounded box serves (each coarse object still meets the object once),
+            // without fetching the exact box from memory. But far from the origin, or at scales
+            // near f32's smallest, one rounding step can exceed the coarse cells, and the rounded
+            // box then spans many of them (measured: detection 700× slower for boxes of 1 mm a
+            // million units from the origin): such a range yields to the exact box's, and that
+            // one, if it is still wider, to the stencil.
+            let enclosing = a.enclosing_box().unwrap_or(*exact());
+            coarse
+                .reference_range(&enclosing)
+                .filter(at_most_stencil)
+                .or_else(|| coarse.reference_range(exact()).filter(at_most_stencil))
+        } else {
+            None
+        };
+        // (A box placeable in a finer grid is placeable in every coarser one, so the stencil is
+        // the fallback, never needed for boxes of ordinary sizes and positions.)
+        narrowed
+            .map(CoarseCells::Range)
+            .or_else(|| coarse.coordinates(exact().min).map(|c| CoarseCells::Stencil(coarse.hash(c))))
     }
 
     /// The everywhere container against every object, and within itself.
@@ -458,6 +480,7 @@ impl HierarchicalHashGrid {
 
 #[cfg(test)]
 mod tests {
+    use super::CoarseCells;
     use crate::{HhGridConfig, HierarchicalHashGrid};
     use contact_core::{AllPairs, BroadPhase};
     use geometry_core::{Aabb, DVec3};
@@ -486,20 +509,70 @@ mod tests {
                 handles.push((grid.insert(aabb).unwrap(), oracle.insert(aabb).unwrap()));
             }
             assert!(grid.grid_count() >= 3, "{:?}", grid.grid_summary());
-            let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-            grid.find_pairs(&mut ours);
-            oracle.find_pairs(&mut theirs);
-            let ours_index = |h| handles.iter().position(|&(a, _)| a == h).unwrap();
-            let theirs_index = |h| handles.iter().position(|&(_, b)| b == h).unwrap();
-            let sorted = |(i, j): (usize, usize)| (i.min(j), i.max(j));
-            let mut ours: Vec<_> =
-                ours.into_iter().map(|(a, b)| sorted((ours_index(a), ours_index(b)))).collect();
-            let mut theirs: Vec<_> =
-                theirs.into_iter().map(|(a, b)| sorted((theirs_index(a), theirs_index(b)))).collect();
-            ours.sort_unstable();
-            theirs.sort_unstable();
-            assert_eq!(ours, theirs, "narrow: {narrow}");
-            assert!(!theirs.is_empty());
+            let theirs = same_pairs(&mut grid, &mut oracle, &handles);
+            assert!(!theirs.is_empty(), "narrow: {narrow}");
         }
+    }
+
+    /// Detects with both structures and checks that they report the same pairs; returns them
+    /// as pairs of insertion indices.
+    fn same_pairs(
+        grid: &mut HierarchicalHashGrid,
+        oracle: &mut AllPairs,
+        handles: &[(crate::Handle, contact_core::AllPairsHandle)],
+    ) -> Vec<(usize, usize)> {
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        grid.find_pairs(&mut ours);
+        oracle.find_pairs(&mut theirs);
+        let ours_index = |h| handles.iter().position(|&(a, _)| a == h).unwrap();
+        let theirs_index = |h| handles.iter().position(|&(_, b)| b == h).unwrap();
+        let sorted = |(i, j): (usize, usize)| (i.min(j), i.max(j));
+        let mut ours: Vec<_> =
+            ours.into_iter().map(|(a, b)| sorted((ours_index(a), ours_index(b)))).collect();
+        let mut theirs: Vec<_> =
+            theirs.into_iter().map(|(a, b)| sorted((theirs_index(a), theirs_index(b)))).collect();
+        ours.sort_unstable();
+        theirs.sort_unstable();
+        assert_eq!(ours, theirs);
+        theirs
+    }
+
+    /// Boxes of about 1 mm a million units from the origin, where an `f32` step is 0.0625 and
+    /// so spans dozens of the coarser grids' cells: the narrowed search across grids uses the
+    /// exact box's reference range (a few cells), not the rounded box's, and finds every pair.
+    #[test]
+    fn rounded_ranges_far_from_the_origin_yield_to_exact_ones() {
+        let config = HhGridConfig { all_pairs_threshold: 0, ..HhGridConfig::default() };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        let mut oracle = AllPairs::default();
+        let mut handles = Vec::new();
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut uniform = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for i in 0..600 {
+            let edge = 1e-3 * [1.0, 0.45, 0.2][i % 3];
+            let min = DVec3::splat(1e6) + DVec3::new(uniform(), uniform(), uniform()) * 0.01;
+            let aabb = Aabb::new(min, min + DVec3::splat(edge)).unwrap();
+            handles.push((grid.insert(aabb).unwrap(), oracle.insert(aabb).unwrap()));
+        }
+        assert!(grid.grid_count() >= 3, "{:?}", grid.grid_summary());
+        assert!(!same_pairs(&mut grid, &mut oracle, &handles).is_empty());
+        let mut across = 0;
+        for (rank, &g) in grid.order.iter().enumerate() {
+            for &h in &grid.order[rank + 1..] {
+                for a in grid.packed[g as usize].entries() {
+                    match grid.coarse_cells(&grid.grids[h as usize], a) {
+                        Some(CoarseCells::Range((_, lens))) => {
+                            assert!(lens.iter().product::<u64>() <= 27, "{lens:?}");
+                        }
+                        other => panic!("{other:?}"),
+                    }
+                    across += 1;
+                }
+            }
+        }
+        assert!(across > 0);
     }
 }

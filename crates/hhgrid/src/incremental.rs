@@ -254,11 +254,21 @@ impl ChangeLog {
         self.reach[g] = self.reach[g].max(reach);
     }
 
-    /// Takes `id`'s fat box away (the object was removed; its id may be reused). The box stays
-    /// in `fat` until the next reset.
+    /// Takes `id`'s fat box away (the object was removed, its id may be reused, or it moved to
+    /// where it has none). The entry is swap-removed at once: a scene that keeps removing and
+    /// inserting objects while detection stays incremental never reaches the reset that clears
+    /// the list, which would otherwise grow by an entry per removal without bound.
     pub(crate) fn forget_fat_box(&mut self, id: u32) {
-        if let Some(slot) = self.fat_slot.get_mut(id as usize) {
-            *slot = NO_FAT;
+        let Some(slot) = self.fat_slot.get_mut(id as usize) else { return };
+        let entry = std::mem::replace(slot, NO_FAT);
+        if entry == NO_FAT {
+            return;
+        }
+        let entry = entry as usize;
+        self.fat.swap_remove(entry);
+        self.fat_owner.swap_remove(entry);
+        if let Some(&moved) = self.fat_owner.get(entry) {
+            self.fat_slot[moved as usize] = entry as u32;
         }
     }
 
@@ -807,6 +817,39 @@ mod tests {
     }
 
     /// With a margin of 0 every changed object is queried.
+    /// Removing and re-inserting objects (their ids reused) while every detection stays
+    /// incremental keeps the fat boxes to the live objects: the list is never reset in such a
+    /// scene, so a removed object's entry must go at once (it grew by one per removal).
+    #[test]
+    fn fat_boxes_of_removed_objects_do_not_accumulate() {
+        let mut grid = HierarchicalHashGrid::default();
+        let cube_at = |i: usize| cube(DVec3::new(i as f64 * 2.0, 0.0, 0.0), 1.0);
+        let mut handles: Vec<_> = (0..100).map(|i| grid.insert(cube_at(i)).unwrap()).collect();
+        let mut pairs = Vec::new();
+        grid.find_pairs(&mut pairs);
+        grid.find_pairs(&mut pairs);
+        let (runs, escapes) = (grid.changes.incremental_runs, grid.changes.escapes);
+        for step in 1..=2_000 {
+            let k = step * 7 % 100;
+            grid.remove(handles[k]).unwrap();
+            handles[k] = grid.insert(cube_at(k)).unwrap();
+            grid.find_pairs(&mut pairs);
+            assert!(pairs.is_empty());
+            assert!(
+                grid.changes.fat.len() <= grid.len(),
+                "step {step}: {} fat boxes",
+                grid.changes.fat.len()
+            );
+            assert_eq!(grid.changes.fat.len(), grid.changes.fat_owner.len());
+        }
+        assert_eq!(grid.changes.incremental_runs, runs + 2_000);
+        assert_eq!(grid.changes.escapes, escapes + 2_000);
+        // Every remaining entry is its owner's.
+        for (slot, &owner) in grid.changes.fat_owner.iter().enumerate() {
+            assert_eq!(grid.changes.fat_slot[owner as usize] as usize, slot);
+        }
+    }
+
     #[test]
     fn zero_margin_queries_every_changed_object() {
         let config = HhGridConfig { incremental_margin: 0.0, ..HhGridConfig::default() };

@@ -132,6 +132,9 @@ pub(crate) fn gather_candidates(grid: &HashGrid, query: &Aabb, out: &mut Vec<u32
     /// Ranges up to this many cells (a box of its own grid spans at most 3 × 3 × 3 reference
     /// cells) are gathered in phases; larger ones are visited cell by cell.
     const MAX_PHASED: usize = 64;
+    if grid.object_count == 0 {
+        return;
+    }
     if let Some((start, lens)) = grid.reference_range(query) {
         let lens = lens.map(|l| l as usize);
         if lens[0] * lens[1] * lens[2] <= MAX_PHASED.min(grid.occupied.len()) {
@@ -164,6 +167,10 @@ pub(crate) fn gather_candidates(grid: &HashGrid, query: &Aabb, out: &mut Vec<u32
 /// Calls `f` on every object of `grid` whose reference cell may hold a box overlapping `query`
 /// (each object at most once).
 pub(crate) fn for_each_candidate(grid: &HashGrid, query: &Aabb, f: &mut impl FnMut(u32)) {
+    // (A grid whose objects all left stays, empty; a query's range would still visit its cells.)
+    if grid.object_count == 0 {
+        return;
+    }
     // A range at least as long as the grid wraps onto every cell: it is capped at the grid size,
     // and when it holds more cells than are occupied, the occupied ones are visited instead.
     let range = grid
