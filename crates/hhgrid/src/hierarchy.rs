@@ -171,6 +171,12 @@ impl HierarchicalHashGrid {
 
     /// Number of grids in the hierarchy (levels are created lazily, so the hierarchy is sparse).
     ///
+    /// A grid stays when its last object leaves (its level may fill again; detection and
+    /// queries skip it). So a structure whose objects keep taking new sizes, with a hierarchy
+    /// factor close to 1, accumulates the grids of every level it ever used, a few KiB each, up
+    /// to 65 536 grids (beyond which objects go to the container tested against everything);
+    /// build a new structure to drop them.
+    ///
     /// ```
     /// use contact_core::BroadPhase;
     /// use geometry_core::{Aabb, DVec3};
