@@ -135,10 +135,17 @@ impl Domain {
     /// use hhgrid_mpi::Domain;
     /// assert!(Domain::new(DVec3::ZERO, DVec3::ONE, [true; 3]).is_ok());
     /// assert!(Domain::new(DVec3::ZERO, DVec3::new(1.0, 0.0, 1.0), [true; 3]).is_err());
+    /// // Finite corners whose distance overflows.
+    /// assert!(Domain::new(DVec3::splat(-1e308), DVec3::splat(1e308), [true; 3]).is_err());
     /// ```
     pub fn new(min: DVec3, max: DVec3, periodic: [bool; 3]) -> Result<Self, DistError> {
         if !(min.is_finite() && max.is_finite() && min.cmplt(max).all()) {
             return Err(DistError::InvalidConfig("domain corners must be finite with min < max"));
+        }
+        // Corners near ±f64::MAX can be finite while their distance is not; every subdomain
+        // bound and periodic shift would then be NaN.
+        if !(max - min).is_finite() {
+            return Err(DistError::InvalidConfig("the domain's extent must be finite"));
         }
         Ok(Self { min, max, periodic })
     }
@@ -487,6 +494,16 @@ impl Decomposition {
     /// ```
     pub fn is_neighbour_or_self(&self, a: usize, b: usize) -> bool {
         a == b || self.neighbours(a).binary_search(&b).is_ok()
+    }
+
+    /// The largest longest edge an object may have: [`max_object_size`](Self::max_object_size)
+    /// plus 64 rounding units of the largest coordinate. Wrapping a box into a periodic box adds
+    /// the period to both corners, and the two roundings can lengthen its edge by a few units:
+    /// an object the user sized exactly at the limit would otherwise be refused at the step
+    /// after one that wrapped it. (The slack is far inside the [`reach`](Self::reach) margin.)
+    pub(crate) fn accepted_size(&self) -> f64 {
+        let scale = self.domain.min.abs().max(self.domain.max.abs()).max_element().max(self.max_object_size);
+        self.max_object_size + 64.0 * f64::EPSILON * scale
     }
 
     /// Grows a size by the reach margin that absorbs rounding in the subdomain bounds.

@@ -61,7 +61,9 @@ pub enum DistError {
         /// Global id.
         id: u64,
     },
-    /// An object is larger than the configured largest object size (the subdomain's reach).
+    /// An object is larger than the configured largest object size (the subdomain's reach), by
+    /// more than 64 rounding units of the domain's largest coordinate (the slack left for the
+    /// rounding of wrapping boxes into a periodic box).
     #[error("object {id} has size {size}, larger than the largest allowed ({limit}, the ghost reach)")]
     ObjectTooLarge {
         /// Global id.

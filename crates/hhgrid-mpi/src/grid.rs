@@ -9,6 +9,7 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Root, Source};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, DefaultHasher};
 use std::time::Instant;
 
 /// Largest global id + 1 (ids share a word with a 5-bit periodic shift code in ghost records).
@@ -94,12 +95,20 @@ impl DistConfig {
         Self { domain, dims: [0; 3], max_object_size, grid: HhGridConfig::default() }
     }
 
+    /// The configuration as words of a fixed length (broadcast from rank 0 and compared). The
+    /// local grid's configuration enters as a 64-bit FNV-1a digest of its `Debug` text, which
+    /// spells every field (floats in round-trip form).
     fn to_words(&self) -> Vec<u64> {
         let d = &self.domain;
         let mut w: Vec<u64> = d.min.to_array().iter().chain(&d.max.to_array()).map(|x| x.to_bits()).collect();
         w.extend(d.periodic.iter().map(|&p| u64::from(p)));
         w.extend(self.dims.iter().map(|&x| x as u64));
         w.push(self.max_object_size.to_bits());
+        let grid = format!("{:?}", self.grid);
+        w.push(
+            grid.bytes()
+                .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)),
+        );
         w
     }
 }
@@ -169,7 +178,9 @@ pub struct DistributedGrid<P: Payload = ()> {
     objects: Vec<(Aabb, P)>,
     handles: Vec<Handle>,
     entries: Vec<Entry>,
-    ghosts: HashMap<u64, Handle>,
+    /// (A fixed hasher: with a random seed, which ghost slots are freed first, and so the
+    /// order of the pairs, changed from run to run.)
+    ghosts: HashMap<u64, Handle, BuildHasherDefault<DefaultHasher>>,
     steps: u64,
     total: u64,
     scratch_pairs: Vec<(Handle, Handle)>,
@@ -344,7 +355,7 @@ impl<P: Payload> DistributedGrid<P> {
             objects: Vec::new(),
             handles: Vec::new(),
             entries: Vec::new(),
-            ghosts: HashMap::new(),
+            ghosts: HashMap::default(),
             steps: 0,
             total,
             scratch_pairs: Vec::new(),
@@ -705,7 +716,7 @@ impl<P: Payload> DistributedGrid<P> {
 fn check(decomp: &Decomposition, id: u64, aabb: Aabb) -> Result<(Aabb, usize), DistError> {
     let aabb = aabb.validate().map_err(|_| DistError::InvalidObject { id })?;
     let size = aabb.longest_edge();
-    if size > decomp.max_object_size() {
+    if size > decomp.accepted_size() {
         return Err(DistError::ObjectTooLarge { id, size, limit: decomp.max_object_size() });
     }
     let shift = decomp.wrap_shift(aabb.center());

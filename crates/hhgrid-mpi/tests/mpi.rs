@@ -319,6 +319,19 @@ fn bad_input_cases(world: &SimpleCommunicator) -> Vec<(String, Result<String, St
         ),
     );
 
+    if size > 1 {
+        // The local grids' configurations must agree too, not only the decomposition's.
+        let mut config = DistConfig::new(domain(true), MAX_SIZE);
+        if rank == last {
+            config.grid = HhGridConfig { hierarchy_factor: 3.0, ..HhGridConfig::default() };
+        }
+        let r = DistributedGrid::<()>::new(world, config, Vec::new());
+        case(
+            "one rank passes another hhgrid configuration",
+            same_error_everywhere(world, &r, |e| matches!(e, DistError::InvalidConfig(_))),
+        );
+    }
+
     let small = Domain::new(DVec3::ZERO, DVec3::splat(10.0), [false; 3]).unwrap();
     let r = DistributedGrid::<()>::new(world, DistConfig::new(small, 11.0), Vec::new());
     case(
@@ -440,6 +453,60 @@ fn bad_input_cases(world: &SimpleCommunicator) -> Vec<(String, Result<String, St
     out
 }
 
+/// An object whose longest edge is exactly the limit, straddling the periodic seam: wrapping it
+/// into the box rounds both corners, and the stored box must stay acceptable at every later
+/// step (it came out a few units longer, and the next step refused it).
+fn objects_at_the_limit_wrap_and_stay_accepted(world: &SimpleCommunicator) -> Result<String, String> {
+    let domain = Domain::new(DVec3::ZERO, DVec3::splat(30.1), [true; 3]).unwrap();
+    let limit = 6.0;
+    let edges = [
+        Aabb::new(DVec3::new(-4.0001, 1.0, 1.0), DVec3::new(1.999_900_000_000_000_2, 2.0, 2.0)).unwrap(),
+        Aabb::new(DVec3::new(27.5, 5.0, 5.0), DVec3::new(33.5, 6.0, 6.0)).unwrap(),
+    ];
+    if edges.iter().any(|b| b.longest_edge() != limit) {
+        return Err(format!("test boxes are not at the limit: {edges:?}"));
+    }
+    let objects = if world.rank() == 0 { edges.map(|b| (b, ())).to_vec() } else { Vec::new() };
+    let mut grid =
+        DistributedGrid::new(world, DistConfig::new(domain, limit), objects).map_err(|e| e.to_string())?;
+    let mut pairs = Vec::new();
+    for step in 0..5 {
+        grid.step(&mut pairs).map_err(|e| format!("step {step}: {e}"))?;
+    }
+    let stored: Vec<f64> = grid.owned().map(|(_, b, ())| b.longest_edge()).collect();
+    Ok(format!("5 steps; stored edges {stored:?}"))
+}
+
+/// Two runs of the same input report, on every rank, the same pairs in the same order.
+fn runs_repeat_pair_for_pair(world: &SimpleCommunicator) -> Result<String, String> {
+    let (rank, size) = (world.rank() as usize, world.size() as usize);
+    let domain = domain(true);
+    let all = workload().generate(&domain, Aabb { min: domain.min, max: domain.max }, OBJECTS, 0);
+    let chunk = all[rank * OBJECTS / size..(rank + 1) * OBJECTS / size].to_vec();
+    let run = || -> Result<Vec<Vec<(u64, u64)>>, String> {
+        let mut grid: DistributedGrid<Motion> =
+            DistributedGrid::new(world, DistConfig::new(domain, MAX_SIZE), chunk.clone())
+                .map_err(|e| e.to_string())?;
+        let (mut pairs, mut steps) = (Vec::new(), Vec::new());
+        for _ in 0..10 {
+            for (_, aabb, motion) in grid.owned_mut() {
+                advance(&domain, aabb, motion);
+            }
+            grid.step(&mut pairs).map_err(|e| e.to_string())?;
+            steps.push(pairs.clone());
+        }
+        Ok(steps)
+    };
+    let (first, second) = (run()?, run()?);
+    match first.iter().zip(&second).position(|(a, b)| a != b) {
+        Some(step) => Err(format!("step {step}: the pairs or their order differ between two runs")),
+        None => Ok(format!(
+            "10 steps, {} pairs on this rank, identical",
+            first.iter().map(Vec::len).sum::<usize>()
+        )),
+    }
+}
+
 /// `dims_create` against the MPI library's own `MPI_Dims_create` (an independent oracle).
 fn dims_match_the_mpi_library() -> Result<String, String> {
     let (mut identical, mut better) = (0, 0);
@@ -503,6 +570,14 @@ fn main() {
         ),
     ];
     results.push(("dims_create against MPI_Dims_create".to_owned(), dims_match_the_mpi_library()));
+    results.push((
+        "objects exactly at the size limit stay accepted after wrapping".to_owned(),
+        objects_at_the_limit_wrap_and_stay_accepted(&world),
+    ));
+    results.push((
+        "two runs give the same pairs in the same order".to_owned(),
+        runs_repeat_pair_for_pair(&world),
+    ));
     results.extend(bad_input_cases(&world));
     let mut failed = 0u32;
     for (name, result) in &results {
