@@ -874,7 +874,10 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         let growth = self.state.radius_rate(i) + self.state.radius_rate(k);
         let e = self.restitution(&[self.state.last_collision[i], self.state.last_collision[k]]);
         let (mi, mk) = (self.state.mass[i], self.state.mass[k]);
-        let reduced = mi * mk / (mi + mk);
+        // mi·mk/(mi + mk), written so that it neither overflows (masses of 1e160) nor
+        // underflows to 0 (masses of 1e-170, which left the pair colliding forever).
+        let (light, heavy) = if mi <= mk { (mi, mk) } else { (mk, mi) };
+        let reduced = light / (1.0 + light / heavy);
         // Never pull a pair together: rounding can leave u_n a hair above the growth rate.
         let impulse = collision_impulse(u_n, growth, e, reduced).max(0.0);
         let before = 0.5

@@ -235,7 +235,8 @@ impl<const D: usize> State<D> {
         let b = &self.bodies[i];
         let dt = t - b.time;
         let x = add_scaled(b.pos, dt, b.vel);
-        add_scaled(x, 0.5 * dt * dt, self.gravity)
+        // Without gravity, no gravity term: beyond t ≈ 1e154, dt² overflows and ∞·0 is NaN.
+        if self.gravity == [0.0; D] { x } else { add_scaled(x, 0.5 * dt * dt, self.gravity) }
     }
 
     /// Particle `i`'s centre now (unwrapped).

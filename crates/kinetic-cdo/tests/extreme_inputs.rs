@@ -12,6 +12,11 @@
 //! 7. `scale_velocities` beyond the constructor's speed limit.
 //! 8. `random_placement` of a particle wider than a walled box.
 //! 9. Radius generators asked for more radii than can be allocated.
+//! 10. Equal masses of 1e160 (the reduced mass overflowed: NaN velocities) and 1e-170 (it
+//!     underflowed to 0: the pair collided forever).
+//! 11. Positions past t ≈ 1e154 without gravity (∞·0 in the unused gravity term: NaN).
+//! 12. Head-on pairs at length and speed scales from 2^-330 to 2^300 (the contact time's
+//!     discriminant, a fourth power of the scale, overflowed or underflowed).
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -328,4 +333,112 @@ fn radius_generators_refuse_impossible_sizes() {
         );
     }
     assert_eq!(init::polydisperse_radii(3, 0.5, 2.0, 1).unwrap().len(), 3);
+}
+
+/// An elastic head-on collision of equal masses exchanges the velocities, whatever the
+/// (accepted) mass (10.).
+#[test]
+fn equal_masses_of_any_size_exchange_velocities() {
+    for mass in [1e-300, 1e-170, 1e-100, 1.0, 1e100, 1e160, 1e300] {
+        let label = format!("mass {mass}");
+        let velocities = within(10, &label.clone(), move || {
+            let particles = vec![
+                Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, mass),
+                Particle::new([3.0, 1.0], [-1.0, 0.0], 0.5, mass),
+            ];
+            let mut sim = Simulation::new(
+                particles,
+                SimBox::walls([6.0, 2.0]).unwrap(),
+                SimConfig::default(),
+                BruteForce::default(),
+            )
+            .unwrap();
+            let first = sim.next_collision().unwrap();
+            assert!(
+                matches!(first.kind, CollisionKind::Pair(0, 1)) && first.time == 0.5,
+                "{label}: {first:?}"
+            );
+            let velocities = [sim.state().velocity(0), sim.state().velocity(1)];
+            let second = sim.next_collision().unwrap();
+            assert!(!matches!(second.kind, CollisionKind::Pair(..)), "{label}: collided again: {second:?}");
+            velocities
+        });
+        assert_eq!(velocities, [[-1.0, 0.0], [1.0, 0.0]], "mass {mass}");
+    }
+}
+
+/// A particle at rest without gravity stays where it is, however late (11.).
+#[test]
+fn positions_stay_finite_at_huge_times_without_gravity() {
+    let particles = vec![Particle::new([1.0, 1.0], [0.0, 0.0], 0.5, 1.0)];
+    let mut sim = Simulation::new(
+        particles,
+        SimBox::walls([4.0, 4.0]).unwrap(),
+        SimConfig::default(),
+        BruteForce::default(),
+    )
+    .unwrap();
+    sim.run(Stop::Time(1e300));
+    assert_eq!(sim.state().position(0), [1.0, 1.0]);
+}
+
+/// Scaling every length and speed by the same power of two leaves the collision time unchanged
+/// (exactly: the scaling is exact): a head-on pair meets at t = 1 at every scale the engine
+/// accepts, with every structure (12.).
+#[test]
+fn head_on_pairs_meet_on_time_at_every_scale() {
+    for exponent in (-330..=300).step_by(30) {
+        let s = 2f64.powi(exponent);
+        let particles = vec![
+            Particle::new([2.0 * s, 5.0 * s], [s, 0.0], s, 1.0),
+            Particle::new([6.0 * s, 5.0 * s], [-s, 0.0], s, 1.0),
+        ];
+        let sim_box = SimBox::walls([10.0 * s, 10.0 * s]).unwrap();
+        let label = format!("scale 2^{exponent}");
+        let first = |structure: &dyn Fn() -> Option<Collision>, name: &str| {
+            let c = structure().unwrap_or_else(|| panic!("{label} {name}: no collision"));
+            assert!(matches!(c.kind, CollisionKind::Pair(0, 1)) && c.time == 1.0, "{label} {name}: {c:?}");
+        };
+        let run = |make: &dyn Fn(Vec<Particle<2>>) -> Option<Collision>| make(particles.clone());
+        first(
+            &|| {
+                run(&|p| {
+                    Simulation::new(p, sim_box, SimConfig::default(), BruteForce::default())
+                        .unwrap()
+                        .next_collision()
+                })
+            },
+            "brute force",
+        );
+        first(
+            &|| {
+                run(&|p| {
+                    Simulation::new(p, sim_box, SimConfig::default(), RegularSubdivision::<2>::new())
+                        .unwrap()
+                        .next_collision()
+                })
+            },
+            "subdivision",
+        );
+        first(
+            &|| {
+                run(&|p| {
+                    Simulation::new(p, sim_box, SimConfig::default(), SegmentTrees::<2>::new())
+                        .unwrap()
+                        .next_collision()
+                })
+            },
+            "segment trees",
+        );
+        first(
+            &|| {
+                run(&|p| {
+                    Simulation::new(p, sim_box, SimConfig::default(), NeighbourLists::<2>::default())
+                        .unwrap()
+                        .next_collision()
+                })
+            },
+            "neighbour lists",
+        );
+    }
 }

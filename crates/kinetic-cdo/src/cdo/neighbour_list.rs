@@ -282,16 +282,23 @@ impl<const D: usize> NeighbourLists<D> {
         let half = 0.5 * self.delta;
         let tau = if g.iter().all(|&c| c == 0.0) {
             // |d + vτ|² = (δ/2)²: the positive root of Aτ² + 2Bτ + C with C <= 0.
-            let a = dot(v, v);
-            let b = dot(d, v);
-            let c = dot(d, d) - half * half;
-            if c >= 0.0 {
-                0.0
-            } else if a == 0.0 {
-                f64::INFINITY
+            let exit = |d: [f64; D], v: [f64; D], half: f64, _: f64| {
+                let a = dot(v, v);
+                let b = dot(d, v);
+                let c = dot(d, d) - half * half;
+                if c >= 0.0 {
+                    0.0
+                } else if a == 0.0 {
+                    f64::INFINITY
+                } else {
+                    let sq = (b * b - a * c).sqrt();
+                    if b <= 0.0 { (-b + sq) / a } else { -c / (b + sq) }
+                }
+            };
+            if crate::kinematics::needs_unit_scale(d, v, half, 0.0) {
+                crate::kinematics::at_unit_scale(d, v, half, 0.0, exit)
             } else {
-                let sq = (b * b - a * c).sqrt();
-                if b <= 0.0 { (-b + sq) / a } else { -c / (b + sq) }
+                exit(d, v, half, 0.0)
             }
         } else {
             let speed = dot(v, v).sqrt();
