@@ -16,6 +16,17 @@ pub enum DlpError {
         /// Index of the first offending point in the batch (0 for a single query).
         index: usize,
     },
+    /// A query point has a coordinate outside the range where the exact predicates are exact
+    /// (a non-zero magnitude below `1e-70` or above `1e70`, the range mesh vertices must keep
+    /// too): its squares would underflow or overflow, and one such point corrupted the answers
+    /// for the whole batch (infinite group radii).
+    #[error(
+        "query point {index} has a coordinate outside the exact range (0, or 1e-70 to 1e70 in magnitude)"
+    )]
+    PointOutOfRange {
+        /// Index of the first offending point in the batch (0 for a single query).
+        index: usize,
+    },
     /// A configuration value is out of range.
     #[error("invalid configuration: {what}")]
     InvalidConfig {

@@ -22,7 +22,7 @@
 //! of the evaluation together.
 
 use crate::containment_of;
-use contact_core::Containment;
+use contact_core::{Containment, PointContainment};
 use geometry_core::predicates::{Sign, on_triangle, orient3d};
 use geometry_core::{DVec3, TriMesh};
 
@@ -163,26 +163,49 @@ pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64
     })
 }
 
-/// The containment of `x` from its exact potential `j`, made exact where floating point cannot
-/// be: a point within a few ulps of an edge (relative to the mesh size) gets a `J` off by up to
-/// `ε · size / distance`, which can leave it between 0 and 1 although it is not on the surface.
-/// So a `j` clearly between 0 and 1 is confirmed by the exact on-triangle test, and a point on
-/// no triangle is rounded to the nearer of inside and outside.
-pub(crate) fn exact_containment(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3, j: f64) -> Containment {
+/// The containment of `x` from its potential `j`, made exact where floating point cannot be: a
+/// point within rounding of an edge, or of the plane of a sliver's face, gets a `J` off by up to
+/// `O(1)` (measured: 0.47 for a point 7e-18 from an edge of a sphere, 0.987 for a point outside
+/// a sliver tetrahedron), so a `j` outside the bands around 0 and 1 is not trusted: such a point
+/// is on the surface if an exact on-triangle test says so, and otherwise classified by an exact
+/// ray-crossing parity (`parity`, built on first use).
+pub(crate) fn exact_containment(
+    vertices: &[DVec3],
+    faces: &[[u32; 3]],
+    x: DVec3,
+    j: f64,
+    parity: &Parity,
+) -> Containment {
     match containment_of(j) {
         Containment::OnBoundary => {
             let on_surface = faces.iter().any(|f| {
                 on_triangle(vertices[f[0] as usize], vertices[f[1] as usize], vertices[f[2] as usize], x)
             });
-            if on_surface {
-                Containment::OnBoundary
-            } else if j > 0.5 {
-                Containment::Inside
-            } else {
-                Containment::Outside
-            }
+            if on_surface { Containment::OnBoundary } else { parity.classify(vertices, faces, x, j) }
         }
         decided => decided,
+    }
+}
+
+/// An exact ray-crossing classifier of a mesh, built on first use (most meshes never need it).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Parity(std::sync::OnceLock<Option<raycross::RayCrossing>>);
+
+impl Parity {
+    /// Inside or outside for a point `x` on no triangle, by exact parity; `j` rounded to the
+    /// nearer of the two only if the classifier cannot be built or refuses the point (neither
+    /// happens for a solid mesh and a point in the exact range).
+    fn classify(&self, vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3, j: f64) -> Containment {
+        let crossing = self.0.get_or_init(|| {
+            TriMesh::new(vertices.to_vec(), faces.to_vec())
+                .ok()
+                .and_then(|mesh| raycross::RayCrossing::new(mesh).ok())
+        });
+        match crossing.as_ref().map(|c| c.contains(x)) {
+            Some(Ok(class)) => class,
+            _ if j > 0.5 => Containment::Inside,
+            _ => Containment::Outside,
+        }
     }
 }
 
@@ -198,6 +221,7 @@ pub(crate) fn exact_containment(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3
 #[derive(Debug, Clone)]
 pub struct ExactDlp {
     mesh: TriMesh,
+    pub(crate) parity: Parity,
 }
 
 impl ExactDlp {
@@ -214,7 +238,7 @@ impl ExactDlp {
     /// ```
     pub fn new(mesh: TriMesh) -> Result<Self, crate::DlpError> {
         mesh.require_solid().map_err(crate::DlpError::NotSolid)?;
-        Ok(Self { mesh })
+        Ok(Self { mesh, parity: Parity::default() })
     }
 
     /// The mesh.
@@ -231,7 +255,9 @@ impl ExactDlp {
     /// `J(x)`.
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`](crate::DlpError::NonFinitePoint) for a non-finite `x`.
+    /// [`DlpError::NonFinitePoint`](crate::DlpError::NonFinitePoint) for a non-finite `x`,
+    /// [`DlpError::PointOutOfRange`](crate::DlpError::PointOutOfRange) for a coordinate outside
+    /// the exact range.
     ///
     /// ```
     /// use fmm_dlp::ExactDlp;
@@ -242,9 +268,7 @@ impl ExactDlp {
     /// assert!((dlp.potential(on_face).unwrap() - 0.5).abs() < 1e-12);
     /// ```
     pub fn potential(&self, x: DVec3) -> Result<f64, crate::DlpError> {
-        if !x.is_finite() {
-            return Err(crate::DlpError::NonFinitePoint { index: 0 });
-        }
+        crate::check_points(&[x])?;
         Ok(potential(self.mesh.vertices(), self.mesh.faces(), x))
     }
 
@@ -252,7 +276,8 @@ impl ExactDlp {
     /// on each.
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`](crate::DlpError::NonFinitePoint) naming the first bad point.
+    /// [`DlpError::NonFinitePoint`](crate::DlpError::NonFinitePoint) or
+    /// [`DlpError::PointOutOfRange`](crate::DlpError::PointOutOfRange) naming the first bad point.
     ///
     /// ```
     /// use fmm_dlp::ExactDlp;

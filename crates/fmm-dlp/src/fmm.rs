@@ -45,7 +45,7 @@
 //! mesh tree and was measured slower than evaluating all points on sparse grids).
 
 use crate::DlpError;
-use crate::exact::{AngleSum, exact_containment, potential, tan_half_solid_angle};
+use crate::exact::{AngleSum, Parity, exact_containment, potential, tan_half_solid_angle};
 use crate::harmonics::{
     Complex, evaluate_real_multipole, fill_negative_orders, index, l2l, m2l, m2m, regular,
     regular_nonnegative, size,
@@ -175,6 +175,8 @@ pub struct FmmDlp {
     /// The largest coordinate magnitude of the mesh's vertices (for the margin of the regions'
     /// distance test).
     scale: f64,
+    /// Exact parity for the points whose potential cannot decide them (see `exact_containment`).
+    parity: Parity,
 }
 
 /// What the evaluation of one batch produced, per point (in the batch's order).
@@ -238,6 +240,7 @@ impl FmmDlp {
             cluster_areas: Vec::new(),
             corners_in_order,
             scale,
+            parity: Parity::default(),
         };
         fmm.upward_pass();
         Ok(fmm)
@@ -391,7 +394,8 @@ impl FmmDlp {
     ///
     /// # Errors
     /// [`DlpError::InvalidConfig`] when `epsilon` is not finite and positive or no order up
-    /// to 30 reaches it; [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    /// to 30 reaches it; [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
+    /// non-finite or out-of-range point.
     ///
     /// ```
     /// use fmm_dlp::{FmmConfig, FmmDlp};
@@ -469,7 +473,8 @@ impl FmmDlp {
     /// Evaluates `J̃` with its error bound at points given in the body's frame.
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    /// [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
+    /// non-finite or out-of-range point.
     ///
     /// ```
     /// use fmm_dlp::{FmmConfig, FmmDlp};
@@ -643,7 +648,8 @@ impl FmmDlp {
     /// `J̃` at points in the body's frame.
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    /// [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
+    /// non-finite or out-of-range point.
     ///
     /// ```
     /// use fmm_dlp::{FmmConfig, FmmDlp};
@@ -660,7 +666,8 @@ impl FmmDlp {
     /// re-evaluated exactly (see the module docs on error control).
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    /// [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
+    /// non-finite or out-of-range point.
     ///
     /// ```
     /// use contact_core::Containment;
@@ -678,7 +685,8 @@ impl FmmDlp {
     /// exact evaluator (with grouping, one evaluation decides a whole group).
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`] naming the first non-finite point.
+    /// [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
+    /// non-finite or out-of-range point.
     ///
     /// ```
     /// use fmm_dlp::{FmmConfig, FmmDlp};
@@ -728,10 +736,14 @@ impl FmmDlp {
         let margin = (j - 0.5).abs();
         // Certified by the bound, or far enough from ½ that only an error a thousand times the
         // largest ever measured could flip it; otherwise exact.
-        let accepted = margin > bound.min(ACCEPTANCE_MARGIN);
+        // And near an integer: the true `J` of a point off the surface is 0 or 1, so one further
+        // than the bound from both is within rounding of an edge or a sliver's plane, where the
+        // nearfield's solid angles are off by O(1) (see `exact_containment`).
+        let integral = (j - j.round()).abs() <= bound + crate::INDICATOR_TOLERANCE;
+        let accepted = margin > bound.min(ACCEPTANCE_MARGIN) && integral;
         if evaluation.on_surface[i] || !accepted {
             let (vertices, faces) = (self.mesh.vertices(), self.mesh.faces());
-            (exact_containment(vertices, faces, x, potential(vertices, faces, x)), true)
+            (exact_containment(vertices, faces, x, potential(vertices, faces, x), &self.parity), true)
         } else if j > 0.5 {
             (Containment::Inside, false)
         } else {

@@ -39,10 +39,12 @@ pub use quadrature::{gauss_legendre, triangle_rule, triangle_rule_of_degree};
 use contact_core::{Containment, PointContainment};
 use geometry_core::DVec3;
 
-/// The first non-finite point, as an error.
+/// The first point that is not finite ([`DlpError::NonFinitePoint`]) or has a coordinate
+/// outside the exact range ([`DlpError::PointOutOfRange`]), as an error.
 pub(crate) fn check_points(points: &[DVec3]) -> Result<(), DlpError> {
-    match points.iter().position(|p| !p.is_finite()) {
-        Some(index) => Err(DlpError::NonFinitePoint { index }),
+    match geometry_core::predicates::first_point_outside_exact_range(points) {
+        Some(index) if !points[index].is_finite() => Err(DlpError::NonFinitePoint { index }),
+        Some(index) => Err(DlpError::PointOutOfRange { index }),
         None => Ok(()),
     }
 }
@@ -60,7 +62,7 @@ impl PointContainment for ExactDlp {
     /// ```
     fn contains(&self, point: DVec3) -> Result<Containment, DlpError> {
         let j = self.potential(point)?;
-        Ok(exact::exact_containment(self.mesh().vertices(), self.mesh().faces(), point, j))
+        Ok(exact::exact_containment(self.mesh().vertices(), self.mesh().faces(), point, j, &self.parity))
     }
 
     fn contains_batch(&self, points: &[DVec3]) -> Result<Vec<Containment>, DlpError> {
@@ -71,7 +73,7 @@ impl PointContainment for ExactDlp {
             .par_iter()
             .zip(&potentials)
             .with_min_len(64)
-            .map(|(&x, &j)| exact::exact_containment(vertices, faces, x, j))
+            .map(|(&x, &j)| exact::exact_containment(vertices, faces, x, j, &self.parity))
             .collect())
     }
 }

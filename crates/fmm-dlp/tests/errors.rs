@@ -79,13 +79,57 @@ fn non_finite_points_are_reported_with_the_first_index() {
     }
     assert_index(exact.potential(nan), 0, "ExactDlp::potential");
     assert_index(exact.contains(inf), 0, "ExactDlp::contains");
-    // Finite points far away are fine.
-    let far = [DVec3::splat(1e150), DVec3::new(-1e-300, 0.0, 0.0)];
+    // Finite points far away are fine within the exact range.
+    let far = [DVec3::splat(1e60), DVec3::new(-1e-60, 0.0, 0.0)];
     assert_eq!(exact.potentials(&far).unwrap().len(), 2);
     assert_eq!(fmm.classify(&far).unwrap().len(), 2);
     // Empty batches are fine.
     assert!(fmm.evaluate(&[]).unwrap().potentials.is_empty());
     assert!(exact.potentials(&[]).unwrap().is_empty());
+}
+
+/// Points with a coordinate outside the exact range (as for mesh vertices) are refused with the
+/// index of the first: one point at 1e155 in a batch made the FMM's groups infinite and changed
+/// every other point's answer, and `ExactDlp::potential` returned NaN from 1e102 on.
+#[test]
+fn points_outside_the_exact_range_are_refused_with_the_first_index() {
+    let exact = ExactDlp::new(octa_sphere(2).unwrap()).unwrap();
+    let fmm = FmmDlp::new(octa_sphere(3).unwrap(), FmmConfig::default()).unwrap();
+    let pose = DAffine3::from_translation(DVec3::new(0.5, 0.0, 0.0));
+    let out_of_range = |r: Result<Vec<_>, DlpError>, index: usize, what: &str| match r {
+        Err(DlpError::PointOutOfRange { index: i }) => assert_eq!(i, index, "{what}"),
+        other => panic!("{what}: expected PointOutOfRange {{ index: {index} }}, got {other:?}"),
+    };
+    for (bad, index) in [
+        (vec![(3, DVec3::new(1e155, 0.0, 0.0))], 3),
+        (vec![(0, DVec3::new(0.5, 1e-200, 0.0))], 0),
+        (vec![(6, DVec3::new(0.0, 0.0, -1e71)), (9, DVec3::new(5e-324, 0.0, 0.0))], 6),
+        // The first bad point decides the kind.
+        (vec![(2, DVec3::new(1e300, 0.0, 0.0)), (4, DVec3::new(f64::NAN, 0.0, 0.0))], 2),
+    ] {
+        let points = points_with_bad(&bad, 12);
+        out_of_range(exact.potentials(&points), index, "ExactDlp::potentials");
+        out_of_range(
+            exact.contains_batch(&points).map(|c| c.into_iter().map(|_| 0.0).collect()),
+            index,
+            "contains_batch",
+        );
+        out_of_range(fmm.potentials(&points), index, "FmmDlp::potentials");
+        out_of_range(fmm.classify(&points).map(|c| c.into_iter().map(|_| 0.0).collect()), index, "classify");
+        out_of_range(
+            fmm.classify_posed(&pose, &points).map(|c| c.into_iter().map(|_| 0.0).collect()),
+            index,
+            "classify_posed",
+        );
+    }
+    assert!(matches!(
+        exact.potential(DVec3::new(1e102, 0.0, 0.0)),
+        Err(DlpError::PointOutOfRange { index: 0 })
+    ));
+    assert!(matches!(exact.contains(DVec3::splat(1e-100)), Err(DlpError::PointOutOfRange { index: 0 })));
+    // A non-finite point first is still reported as such.
+    let points = points_with_bad(&[(1, DVec3::new(f64::INFINITY, 0.0, 0.0)), (5, DVec3::splat(1e200))], 8);
+    assert_index(fmm.classify(&points), 1, "non-finite before out of range");
 }
 
 #[test]

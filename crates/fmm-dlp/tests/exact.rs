@@ -342,3 +342,65 @@ fn potentials_equal_single_calls_and_classify_by_tolerance() {
     assert_eq!(containment_of(1.0 - 2.0 * tol), Containment::OnBoundary);
     assert_eq!(containment_of(2.0 * tol), Containment::OnBoundary);
 }
+
+/// Points within rounding of an edge, or of a sliver's plane, whose summed solid angles are off
+/// by O(1) although they are strictly inside or outside (found by a differential review against
+/// an exact rational oracle and raycross): both evaluators decide them by exact parity.
+#[test]
+fn points_whose_potential_is_off_by_rounding_are_decided_exactly() {
+    use contact_core::{Containment, PointContainment};
+    use fmm_dlp::{ExactDlp, FmmConfig, FmmDlp};
+    use geometry_core::{DVec3, TriMesh};
+    // The unit cube with its x = 0 face split along the diagonal (0,1,0)-(0,0,1).
+    let vertices: Vec<DVec3> = (0..8)
+        .map(|i| DVec3::new(f64::from(i & 1), f64::from((i >> 1) & 1), f64::from((i >> 2) & 1)))
+        .collect();
+    let faces = vec![
+        [0, 2, 1],
+        [1, 2, 3],
+        [4, 5, 6],
+        [5, 7, 6],
+        [0, 1, 4],
+        [1, 5, 4],
+        [2, 6, 3],
+        [3, 6, 7],
+        [0, 4, 2],
+        [2, 4, 6],
+        [1, 3, 5],
+        [3, 7, 5],
+    ];
+    let cube = TriMesh::new(vertices, faces).unwrap();
+    // A sliver tetrahedron, outward.
+    let (a, b, c, d) = (
+        DVec3::new(0.1, 0.2, 0.3),
+        DVec3::new(1.3, 0.1, 0.35),
+        DVec3::new(0.5, 1.1, 0.2),
+        DVec3::new(0.6, 0.45, 0.281),
+    );
+    let sliver = TriMesh::new(vec![a, b, c, d], vec![[0, 1, 2], [0, 3, 1], [1, 3, 2], [2, 3, 0]]).unwrap();
+    let sphere = geometry_core::generators::octa_sphere(3).unwrap();
+    let cases = [
+        (
+            "cube, 1e-60 inside a split face, above its diagonal",
+            cube,
+            DVec3::new(1e-60, 0.5, 0.5),
+            Containment::Inside,
+        ),
+        ("sliver, just outside", sliver, DVec3::new(1.125, 0.1875, 0.33275), Containment::Outside),
+        (
+            "sphere, 7e-18 from an edge",
+            sphere,
+            DVec3::new(-0.048_772_580_504_032_06, 0.995_196_320_100_807_6, 0.0),
+            Containment::Inside,
+        ),
+    ];
+    for (what, mesh, point, expected) in cases {
+        let exact = ExactDlp::new(mesh.clone()).unwrap();
+        let fmm = FmmDlp::new(mesh.clone(), FmmConfig::default()).unwrap();
+        let crossing = raycross::RayCrossing::new(mesh).unwrap();
+        assert_eq!(crossing.contains(point).unwrap(), expected, "{what}: raycross");
+        assert_eq!(exact.contains(point).unwrap(), expected, "{what}: ExactDlp::contains");
+        assert_eq!(exact.contains_batch(&[point, DVec3::splat(9.0)]).unwrap()[0], expected, "{what}: batch");
+        assert_eq!(fmm.classify(&[point]).unwrap(), [expected], "{what}: FmmDlp::classify");
+    }
+}

@@ -54,6 +54,21 @@ pub fn in_exact_range(x: f64) -> bool {
     x == 0.0 || (SMALLEST_EXACT_MAGNITUDE..=LARGEST_EXACT_MAGNITUDE).contains(&x.abs())
 }
 
+/// The index of the first point with a coordinate for which [`in_exact_range`] is false (NaN
+/// and infinities included), if any: query points beyond the range have squares that underflow
+/// or overflow, like mesh vertices beyond it.
+///
+/// ```
+/// use geometry_core::DVec3;
+/// use geometry_core::predicates::first_point_outside_exact_range;
+/// let points = [DVec3::ZERO, DVec3::new(1.0, 1e-80, 0.0), DVec3::splat(f64::NAN)];
+/// assert_eq!(first_point_outside_exact_range(&points), Some(1));
+/// assert_eq!(first_point_outside_exact_range(&points[..1]), None);
+/// ```
+pub fn first_point_outside_exact_range(points: &[crate::DVec3]) -> Option<usize> {
+    points.iter().position(|p| !p.to_array().iter().all(|&c| in_exact_range(c)))
+}
+
 /// The sign of an exact determinant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Sign {

@@ -17,6 +17,16 @@ pub enum RayCrossError {
         /// Position of the point in the batch.
         index: usize,
     },
+    /// A query point has a coordinate outside the range where the exact predicates are exact
+    /// (a non-zero magnitude below `1e-70` or above `1e70`, the range mesh vertices must keep
+    /// too): beyond it, the batch path and the single-point path could disagree.
+    #[error(
+        "query point {index} has a coordinate outside the exact range (0, or 1e-70 to 1e70 in magnitude)"
+    )]
+    PointOutOfRange {
+        /// Position of the point in the batch.
+        index: usize,
+    },
     /// A pose is not finite or not invertible.
     #[error("pose is not a finite, invertible affine transform")]
     InvalidPose,
@@ -33,5 +43,15 @@ impl From<contact_core::NonFinitePoint> for RayCrossError {
     /// The batch index of a non-finite query point (see `PointContainment::contains_batch`).
     fn from(e: contact_core::NonFinitePoint) -> Self {
         Self::NonFinitePoint { index: e.index }
+    }
+}
+
+/// The first point that is not finite ([`RayCrossError::NonFinitePoint`]) or has a coordinate
+/// outside the exact range ([`RayCrossError::PointOutOfRange`]), as an error.
+pub(crate) fn check_points(points: &[geometry_core::DVec3]) -> Result<(), RayCrossError> {
+    match geometry_core::predicates::first_point_outside_exact_range(points) {
+        Some(index) if !points[index].is_finite() => Err(RayCrossError::NonFinitePoint { index }),
+        Some(index) => Err(RayCrossError::PointOutOfRange { index }),
+        None => Ok(()),
     }
 }

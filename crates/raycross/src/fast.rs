@@ -317,18 +317,14 @@ impl PointContainment for RayCrossing {
     type Error = RayCrossError;
 
     fn contains(&self, point: DVec3) -> Result<Containment, RayCrossError> {
-        if !point.is_finite() {
-            return Err(RayCrossError::NonFinitePoint { index: 0 });
-        }
+        crate::error::check_points(&[point])?;
         Ok(self.classify(point))
     }
 
     /// Classifies many points in parallel. Consecutive points with equal `(y, z)` share one ray
     /// line and are classified together; the result equals calling `contains` on each.
     fn contains_batch(&self, points: &[DVec3]) -> Result<Vec<Containment>, RayCrossError> {
-        if let Some(index) = points.iter().position(|p| !p.is_finite()) {
-            return Err(RayCrossError::NonFinitePoint { index });
-        }
+        crate::error::check_points(points)?;
         // Runs of consecutive points with the same (y, z) bits share one ray line (regular grids
         // generated x-fastest come as such runs); a scattered point is a run of one.
         let order: Vec<(usize, DVec3)> = points.iter().copied().enumerate().collect();

@@ -216,17 +216,13 @@ impl PointContainment for PaperRayCrossing {
     type Error = RayCrossError;
 
     fn contains(&self, point: DVec3) -> Result<Containment, RayCrossError> {
-        if !point.is_finite() {
-            return Err(RayCrossError::NonFinitePoint { index: 0 });
-        }
+        crate::error::check_points(&[point])?;
         self.classify(point)
     }
 
     fn contains_batch(&self, points: &[DVec3]) -> Result<Vec<Containment>, RayCrossError> {
         use rayon::prelude::*;
-        if let Some(index) = points.iter().position(|p| !p.is_finite()) {
-            return Err(RayCrossError::NonFinitePoint { index });
-        }
+        crate::error::check_points(points)?;
         points.par_iter().map(|&p| self.classify(p)).collect()
     }
 }

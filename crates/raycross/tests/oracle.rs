@@ -814,6 +814,27 @@ fn non_finite_query_points() {
     assert_eq!(modes.paper.contains_batch(&far), Err(RayCrossError::NonFinitePoint { index: 1 }));
 }
 
+/// Points with a coordinate outside the exact range (as for mesh vertices) are refused by both
+/// paths with the first index: beyond it, `(5e-324, 0.5, 0.5)` in the unit cube was inside for
+/// `contains` and on the boundary for `contains_batch`.
+#[test]
+fn query_points_outside_the_exact_range() {
+    let mesh = octa_sphere(2).unwrap();
+    let modes = Modes::new(&mesh, 1);
+    for bad in [DVec3::new(5e-324, 0.5, 0.5), DVec3::new(0.0, 1e-71, 0.0), DVec3::new(0.0, 0.0, -1e71)] {
+        assert_eq!(modes.fast.contains(bad), Err(RayCrossError::PointOutOfRange { index: 0 }));
+        assert_eq!(modes.paper.contains(bad), Err(RayCrossError::PointOutOfRange { index: 0 }));
+    }
+    let mut points = lattice(-1.0, 1.0, 0.25);
+    points[40] = DVec3::new(1e-300, points[39].y, points[39].z);
+    points[90] = DVec3::new(f64::NAN, 0.0, 0.0);
+    assert_eq!(modes.fast.contains_batch(&points), Err(RayCrossError::PointOutOfRange { index: 40 }));
+    assert_eq!(modes.paper.contains_batch(&points), Err(RayCrossError::PointOutOfRange { index: 40 }));
+    // The limits themselves are accepted.
+    let edge = [DVec3::new(1e-70, 0.0, 0.0), DVec3::new(0.0, 1e70, -1e70)];
+    assert_eq!(modes.fast.contains_batch(&edge).unwrap(), modes.paper.contains_batch(&edge).unwrap());
+}
+
 #[test]
 fn invalid_poses_are_refused() {
     let body = RayCrossing::new(octa_sphere(2).unwrap()).unwrap();
