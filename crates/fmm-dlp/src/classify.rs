@@ -8,8 +8,9 @@ use contact_core::Containment;
 pub const INDICATOR_TOLERANCE: f64 = 1e-6;
 
 /// The containment that an exact potential `j` means. (The evaluators go one step further:
-/// a `j` between the bands is confirmed by an exact on-triangle test, since floating point
-/// leaves points within a few ulps of an edge slightly off 0 or 1.)
+/// a `j` between the bands is confirmed by an exact on-triangle test, and a point on no triangle
+/// is classified by exact ray-crossing parity, since floating point leaves points within
+/// rounding of an edge or of a sliver's plane off 0 or 1, by up to O(1).)
 ///
 /// ```
 /// use contact_core::Containment;
