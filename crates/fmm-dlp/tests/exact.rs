@@ -355,19 +355,10 @@ fn points_whose_potential_is_off_by_rounding_are_decided_exactly() {
     let vertices: Vec<DVec3> = (0..8)
         .map(|i| DVec3::new(f64::from(i & 1), f64::from((i >> 1) & 1), f64::from((i >> 2) & 1)))
         .collect();
+    #[rustfmt::skip]
     let faces = vec![
-        [0, 2, 1],
-        [1, 2, 3],
-        [4, 5, 6],
-        [5, 7, 6],
-        [0, 1, 4],
-        [1, 5, 4],
-        [2, 6, 3],
-        [3, 6, 7],
-        [0, 4, 2],
-        [2, 4, 6],
-        [1, 3, 5],
-        [3, 7, 5],
+        [0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
+        [2, 6, 3], [3, 6, 7], [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5],
     ];
     let cube = TriMesh::new(vertices, faces).unwrap();
     // A sliver tetrahedron, outward.

@@ -335,6 +335,12 @@ fn radius_generators_refuse_impossible_sizes() {
     assert_eq!(init::polydisperse_radii(3, 0.5, 2.0, 1).unwrap().len(), 3);
 }
 
+/// A brute-force simulation of `particles` in a walled box of the given sides.
+fn brute_force_in_walls(particles: Vec<Particle<2>>, sides: [f64; 2]) -> Simulation<2, BruteForce> {
+    Simulation::new(particles, SimBox::walls(sides).unwrap(), SimConfig::default(), BruteForce::default())
+        .unwrap()
+}
+
 /// An elastic head-on collision of equal masses exchanges the velocities, whatever the
 /// (accepted) mass (10.).
 #[test]
@@ -346,13 +352,7 @@ fn equal_masses_of_any_size_exchange_velocities() {
                 Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, mass),
                 Particle::new([3.0, 1.0], [-1.0, 0.0], 0.5, mass),
             ];
-            let mut sim = Simulation::new(
-                particles,
-                SimBox::walls([6.0, 2.0]).unwrap(),
-                SimConfig::default(),
-                BruteForce::default(),
-            )
-            .unwrap();
+            let mut sim = brute_force_in_walls(particles, [6.0, 2.0]);
             let first = sim.next_collision().unwrap();
             assert!(
                 matches!(first.kind, CollisionKind::Pair(0, 1)) && first.time == 0.5,
@@ -370,14 +370,7 @@ fn equal_masses_of_any_size_exchange_velocities() {
 /// A particle at rest without gravity stays where it is, however late (11.).
 #[test]
 fn positions_stay_finite_at_huge_times_without_gravity() {
-    let particles = vec![Particle::new([1.0, 1.0], [0.0, 0.0], 0.5, 1.0)];
-    let mut sim = Simulation::new(
-        particles,
-        SimBox::walls([4.0, 4.0]).unwrap(),
-        SimConfig::default(),
-        BruteForce::default(),
-    )
-    .unwrap();
+    let mut sim = brute_force_in_walls(vec![Particle::new([1.0, 1.0], [0.0, 0.0], 0.5, 1.0)], [4.0, 4.0]);
     sim.run(Stop::Time(1e300));
     assert_eq!(sim.state().position(0), [1.0, 1.0]);
 }
