@@ -169,19 +169,14 @@ pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64
 /// a sliver tetrahedron), so a `j` outside the bands around 0 and 1 is not trusted: such a point
 /// is on the surface if an exact on-triangle test says so, and otherwise classified by an exact
 /// ray-crossing parity (`parity`, built on first use).
-pub(crate) fn exact_containment(
-    vertices: &[DVec3],
-    faces: &[[u32; 3]],
-    x: DVec3,
-    j: f64,
-    parity: &Parity,
-) -> Containment {
+pub(crate) fn exact_containment(mesh: &TriMesh, x: DVec3, j: f64, parity: &Parity) -> Containment {
+    let (vertices, faces) = (mesh.vertices(), mesh.faces());
     match containment_of(j) {
         Containment::OnBoundary => {
             let on_surface = faces.iter().any(|f| {
                 on_triangle(vertices[f[0] as usize], vertices[f[1] as usize], vertices[f[2] as usize], x)
             });
-            if on_surface { Containment::OnBoundary } else { parity.classify(vertices, faces, x, j) }
+            if on_surface { Containment::OnBoundary } else { parity.classify(mesh, x, j) }
         }
         decided => decided,
     }
@@ -195,12 +190,8 @@ impl Parity {
     /// Inside or outside for a point `x` on no triangle, by exact parity; `j` rounded to the
     /// nearer of the two only if the classifier cannot be built or refuses the point (neither
     /// happens for a solid mesh and a point in the exact range).
-    fn classify(&self, vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3, j: f64) -> Containment {
-        let crossing = self.0.get_or_init(|| {
-            TriMesh::new(vertices.to_vec(), faces.to_vec())
-                .ok()
-                .and_then(|mesh| raycross::RayCrossing::new(mesh).ok())
-        });
+    fn classify(&self, mesh: &TriMesh, x: DVec3, j: f64) -> Containment {
+        let crossing = self.0.get_or_init(|| raycross::RayCrossing::new(mesh.clone()).ok());
         match crossing.as_ref().map(|c| c.contains(x)) {
             Some(Ok(class)) => class,
             _ if j > 0.5 => Containment::Inside,

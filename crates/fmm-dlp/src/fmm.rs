@@ -743,7 +743,7 @@ impl FmmDlp {
         let accepted = margin > bound.min(ACCEPTANCE_MARGIN) && integral;
         if evaluation.on_surface[i] || !accepted {
             let (vertices, faces) = (self.mesh.vertices(), self.mesh.faces());
-            (exact_containment(vertices, faces, x, potential(vertices, faces, x), &self.parity), true)
+            (exact_containment(&self.mesh, x, potential(vertices, faces, x), &self.parity), true)
         } else if j > 0.5 {
             (Containment::Inside, false)
         } else {

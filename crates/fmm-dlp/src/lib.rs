@@ -62,18 +62,17 @@ impl PointContainment for ExactDlp {
     /// ```
     fn contains(&self, point: DVec3) -> Result<Containment, DlpError> {
         let j = self.potential(point)?;
-        Ok(exact::exact_containment(self.mesh().vertices(), self.mesh().faces(), point, j, &self.parity))
+        Ok(exact::exact_containment(self.mesh(), point, j, &self.parity))
     }
 
     fn contains_batch(&self, points: &[DVec3]) -> Result<Vec<Containment>, DlpError> {
         use rayon::prelude::*;
         let potentials = self.potentials(points)?;
-        let (vertices, faces) = (self.mesh().vertices(), self.mesh().faces());
         Ok(points
             .par_iter()
             .zip(&potentials)
             .with_min_len(64)
-            .map(|(&x, &j)| exact::exact_containment(vertices, faces, x, j, &self.parity))
+            .map(|(&x, &j)| exact::exact_containment(self.mesh(), x, j, &self.parity))
             .collect())
     }
 }

@@ -119,10 +119,16 @@ fn contact_time<const D: usize>(d: [f64; D], u: [f64; D], sigma: f64, s: f64, ma
 #[inline]
 pub(crate) fn needs_unit_scale<const D: usize>(d: [f64; D], u: [f64; D], length: f64, speed: f64) -> bool {
     const SAFE: f64 = 1e-120;
-    let lengths = d.iter().fold(length.abs(), |m, x| m.max(x.abs()));
-    let speeds = u.iter().fold(speed.abs(), |m, x| m.max(x.abs()));
+    let (lengths, speeds) = largest_magnitudes(d, u, length, speed);
     let safe = |x: f64| x == 0.0 || (SAFE..=1.0 / SAFE).contains(&x);
     !(safe(lengths) && safe(speeds) && safe(lengths * speeds)) && lengths.is_finite() && speeds.is_finite()
+}
+
+/// The largest magnitude among the lengths (`d`, `length`) and among the speeds (`u`, `speed`).
+#[inline]
+fn largest_magnitudes<const D: usize>(d: [f64; D], u: [f64; D], length: f64, speed: f64) -> (f64, f64) {
+    let largest = |v: &[f64], x: f64| v.iter().fold(x.abs(), |m, c| m.max(c.abs()));
+    (largest(&d, length), largest(&u, speed))
 }
 
 /// Evaluates the time `time(d, u, length, speed)` with the lengths (`d`, `length`) and the
@@ -137,8 +143,7 @@ pub(crate) fn at_unit_scale<const D: usize>(
     speed: f64,
     time: impl Fn([f64; D], [f64; D], f64, f64) -> f64,
 ) -> f64 {
-    let lengths = d.iter().fold(length.abs(), |m, x| m.max(x.abs()));
-    let speeds = u.iter().fold(speed.abs(), |m, x| m.max(x.abs()));
+    let (lengths, speeds) = largest_magnitudes(d, u, length, speed);
     if !(lengths.is_finite() && speeds.is_finite()) {
         return time(d, u, length, speed);
     }
