@@ -17,6 +17,9 @@
 //! 11. Positions past t ≈ 1e154 without gravity (∞·0 in the unused gravity term: NaN).
 //! 12. Head-on pairs at length and speed scales from 2^-330 to 2^300 (the contact time's
 //!     discriminant, a fourth power of the scale, overflowed or underflowed).
+//! 13. The triangulation at length scales beyond about 2^±260 or time scales far from 1 (its
+//!     certificates, quartics in the lengths and speeds, underflowed to 0 or overflowed: it
+//!     missed collisions with walls and stopped early with periodic sides).
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -433,5 +436,62 @@ fn head_on_pairs_meet_on_time_at_every_scale() {
             },
             "neighbour lists",
         );
+    }
+}
+
+// 13.
+
+/// The first `events` collisions of `structure` on `particles`.
+fn collisions<S: Cdo<2>>(
+    particles: Vec<Particle<2>>,
+    sim_box: SimBox<2>,
+    structure: S,
+    events: usize,
+) -> Vec<Collision> {
+    let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    (0..events).map_while(|_| sim.next_collision()).collect()
+}
+
+/// One system of 40 polydisperse disks (φ = 0.4) rescaled by powers of two in length and in
+/// speed, with walls and periodic: the triangulation's collisions must be brute force's,
+/// whose pair contact times are exact at every scale (test 12). Powers of two rescale the
+/// unit system exactly, so the same run is expected at every scale.
+#[test]
+fn the_triangulation_agrees_with_brute_force_at_every_scale() {
+    const EVENTS: usize = 150;
+    let radii = init::polydisperse_radii(40, 0.5, 2.0, 3).unwrap();
+    let side = init::cube_side_for::<2>(&radii, 0.4);
+    for periodic in [false, true] {
+        let unit_box = SimBox::new([side; 2], [periodic; 2]).unwrap();
+        let unit = init::random_placement(&unit_box, &radii, init::MassRule::Unit, 1.0, 5).unwrap();
+        for length_exponent in [-330, -270, -200, -100, 0, 100, 200, 270, 300] {
+            for speed_exponent in [-330, -150, 0, 150, 320] {
+                let (length, speed) = (2f64.powi(length_exponent), 2f64.powi(speed_exponent));
+                let label =
+                    format!("lengths 2^{length_exponent}, speeds 2^{speed_exponent}, periodic {periodic}");
+                let particles: Vec<_> = unit
+                    .iter()
+                    .map(|p| {
+                        Particle::new(
+                            p.position.map(|x| x * length),
+                            p.velocity.map(|v| v * speed),
+                            p.radius * length,
+                            p.mass,
+                        )
+                    })
+                    .collect();
+                let sim_box = SimBox::new([side * length; 2], [periodic; 2]).unwrap();
+                let expected = collisions(particles.clone(), sim_box, BruteForce::default(), EVENTS);
+                let found = collisions(particles, sim_box, LaguerreDelaunay::new(), EVENTS);
+                assert_eq!(expected.len(), EVENTS, "{label}: brute force ended early");
+                assert_eq!(found.len(), EVENTS, "{label}: the triangulation ended early");
+                for (k, (e, f)) in expected.iter().zip(&found).enumerate() {
+                    assert!(
+                        e.kind == f.kind && (e.time - f.time).abs() <= 1e-9 * e.time,
+                        "{label}: collision {k}: brute force {e:?}, triangulation {f:?}"
+                    );
+                }
+            }
+        }
     }
 }

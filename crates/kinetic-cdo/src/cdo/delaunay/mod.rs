@@ -76,6 +76,7 @@ mod fallback;
 mod polynomial;
 mod predicates;
 mod rechecks;
+mod units;
 
 use std::cmp::Ordering;
 
@@ -87,6 +88,7 @@ use fallback::Fallback;
 use polynomial::{RelativeMotion, certificate, certificate_magnitudes, first_failure};
 use predicates::{Image, Site, orient_images, power_test_images, power_test_perturbed};
 use rechecks::Rechecks;
+use units::Units;
 
 /// `a + b` per axis.
 #[inline]
@@ -217,6 +219,22 @@ fn mean_free_path(n: usize, area: f64, radii: impl Iterator<Item = f64>) -> f64 
     1.0 / (2.0 * std::f64::consts::SQRT_2 * diameter * density * contact)
 }
 
+/// The root mean square of the velocities' deviations from `mean`. Where the squares would
+/// underflow (speeds below about `1e-154`) they are taken relative to the largest deviation.
+fn rms_deviation(velocities: &[[f64; 2]], mean: [f64; 2]) -> f64 {
+    let n = velocities.len().max(1) as f64;
+    let deviations = || velocities.iter().flat_map(|v| [v[0] - mean[0], v[1] - mean[1]]);
+    let variance = deviations().map(|d| d * d).sum::<f64>() / n;
+    if variance >= f64::MIN_POSITIVE {
+        return variance.sqrt();
+    }
+    let largest = deviations().fold(0.0, |m: f64, d| m.max(d.abs()));
+    if largest == 0.0 {
+        return 0.0;
+    }
+    largest * (deviations().map(|d| (d / largest).powi(2)).sum::<f64>() / n).sqrt()
+}
+
 /// Where `x` is in `entries` (it must be there). Branch-free: which of the three it is is
 /// unpredictable, and the walks around vertices ask it several times per triangle (measured:
 /// mispredictions were a tenth of the collision's time).
@@ -261,10 +279,11 @@ const NONE: u32 = u32::MAX;
 /// The kinetic regular triangulation of disks (2D only).
 ///
 /// **Scale.** Its certificates are quartics whose coefficients are fourth powers of the lengths
-/// and speeds, computed as they are: keep positions, radii and speeds within about `1e±60` of
-/// unit scale (an adversarial review measured missed collisions for boxes of `1e-90` and `1e80`
-/// with unit speeds; `1e-80` to `1e70` were clean). The other structures cover the engine's
-/// whole accepted range, or rescale the units.
+/// and speeds. Far from unit scale they are expanded in units of length and time that are
+/// powers of two near the mean spacing and the re-check horizon (exact rescalings), so the
+/// whole range the engine accepts is covered: lengths from `1e-100` to `1e100` and any speeds
+/// (tested against brute force from `2^-330` to `2^300` in length and `2^-330` to `2^320` in
+/// speed, with walls and periodic sides).
 ///
 /// ```
 /// use kinetic_cdo::{LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
@@ -330,6 +349,11 @@ pub struct LaguerreDelaunay {
     reach: f64,
     /// The longest reach: [`HORIZON_SPACINGS`] mean spacings.
     most: f64,
+    /// The mean spacing between particles at build.
+    spacing: f64,
+    /// The units certificates are expanded in (see [`units`]), `None` near unit scale: powers
+    /// of two near the mean spacing and the re-check horizon, renewed with the horizon.
+    units: Option<Units>,
     /// The mean free path estimated at build (Enskog).
     built_free_path: f64,
     /// When the horizon was last reconsidered.
@@ -824,7 +848,7 @@ impl LaguerreDelaunay {
     /// The certificate of the quadrilateral `[a, b, c, d]` (edge `ab`, triangles `abc` and `bad`;
     /// positive when `d` is inside the power circle of `abc`), with the magnitude of its
     /// constant term, the three rows it was expanded from and the reference site's radius and
-    /// rate.
+    /// rate, all in [`units`](Self::units) (its time variable too).
     ///
     /// The rows are taken relative to a particle, never to a corner of the bounding triangle:
     /// the determinant is invariant under translation, and a cyclic shift of the four sites
@@ -859,11 +883,15 @@ impl LaguerreDelaunay {
                 }
             }
         }
-        let (mut polynomial, magnitude) = certificate(rows, (rd, rate_d));
+        let mut reference_radius = (rd, rate_d);
+        if let Some(units) = self.units {
+            units.rows(&mut rows, &mut reference_radius);
+        }
+        let (mut polynomial, magnitude) = certificate(rows, reference_radius);
         if shift % 2 == 1 {
             polynomial = polynomial.map(|c| -c);
         }
-        (polynomial, magnitude, rows, (rd, rate_d))
+        (polynomial, magnitude, rows, reference_radius)
     }
 
     /// Schedules the certificate of the edge opposite local vertex `k` of triangle `t` in its
@@ -921,7 +949,9 @@ impl LaguerreDelaunay {
         let slot = 3 * t as usize + k;
         // Cheap first: most edges provably cannot fail within the horizon (and are recomputed
         // by a collision before it ends); re-check them then. Solve only when it may be near.
-        if !now_invalid && polynomial[0] < 0.0 && polynomial::no_root_before(&polynomial, self.horizon) {
+        // The horizon in the certificate's time unit.
+        let horizon = self.units.map_or(self.horizon, |units| units.duration_in_units(self.horizon));
+        if !now_invalid && polynomial[0] < 0.0 && polynomial::no_root_before(&polynomial, horizon) {
             self.schedule_recheck(slot, certificates);
             return;
         }
@@ -931,10 +961,11 @@ impl LaguerreDelaunay {
         // the present.
         let magnitudes = certificate_magnitudes(rows, reference_radius);
         let tau = match polynomial::without_noise(&polynomial, &magnitudes) {
-            Some(clean) => first_failure(&clean, now_invalid, self.horizon),
+            Some(clean) => first_failure(&clean, now_invalid, horizon),
             None if now_invalid => 0.0,
             None => f64::INFINITY,
         };
+        let tau = self.units.map_or(tau, |units| units.duration_from_units(tau));
         if tau.is_infinite() && self.horizon.is_finite() {
             self.schedule_recheck(slot, certificates);
         } else {
@@ -960,10 +991,7 @@ impl LaguerreDelaunay {
         let n = self.particles.max(1) as f64;
         let sum = self.velocities.iter().fold([0.0; 2], |s, v| [s[0] + v[0], s[1] + v[1]]);
         let mean = [sum[0] / n, sum[1] / n];
-        let variance =
-            self.velocities.iter().map(|v| (v[0] - mean[0]).powi(2) + (v[1] - mean[1]).powi(2)).sum::<f64>()
-                / n;
-        let speed = variance.sqrt();
+        let speed = rms_deviation(&self.velocities, mean);
         // The mean free path measured: the relative speed times the mean time between two
         // trajectory changes of a particle; within a factor 16 of the estimate at build.
         if updates > 0 && elapsed > 0.0 && speed > 0.0 {
@@ -976,6 +1004,7 @@ impl LaguerreDelaunay {
         let horizon = if speed > 0.0 { self.reach / speed } else { f64::INFINITY };
         if !(horizon <= 1.1 * self.horizon && 1.1 * horizon >= self.horizon) {
             self.horizon = horizon;
+            self.units = Units::near(self.spacing, horizon);
         }
     }
 
@@ -1392,6 +1421,7 @@ impl Cdo<2> for LaguerreDelaunay {
         let area = lx * ly;
         let free_path = mean_free_path(n, area, (0..n).map(|i| state.radius(i)));
         self.most = HORIZON_SPACINGS * spacing;
+        self.spacing = spacing;
         self.built_free_path = free_path;
         self.reach = self.most.min((self.most * free_path).sqrt());
         self.velocities = (0..n).map(|i| free_fall_velocity(state, i)).collect();
