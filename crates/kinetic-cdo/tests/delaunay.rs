@@ -1101,3 +1101,20 @@ fn topological_events_per_collision_below_one_when_dense() {
     }
     eprintln!("{}", report.join("\n"));
 }
+
+/// Lock-step against the brute-force oracle far beyond the paper's size ratios (γ from 100 to
+/// 10⁴, where a large disk has hundreds of small neighbours and its power circles are
+/// dominated by its weight), walled, dilute to dense.
+#[test]
+fn lockstep_at_extreme_size_ratios() {
+    for (n, gamma, phi, seed) in
+        [(60, 1e4, 0.3, 1), (80, 1e3, 0.6, 2), (60, 1e4, 0.1, 3), (100, 100.0, 0.7, 4)]
+    {
+        let label = format!("n = {n}, γ = {gamma}, φ = {phi}, seed {seed}");
+        let (particles, lengths) = random_system(n, gamma, phi, seed);
+        let mut sim = simulation(particles, lengths);
+        let l = label.clone();
+        let seen = watchdog(&label, 120, move || lockstep(&mut sim, 1500, 10, &l));
+        assert!(seen.pairs > 750, "{label}: too few pair collisions ({seen:?})");
+    }
+}
