@@ -132,11 +132,11 @@ impl HierarchicalHashGrid {
     ///
     /// Runs in the current rayon pool (the global one unless called inside
     /// [`ThreadPool::install`](rayon::ThreadPool::install)), entering it once per call. A
-    /// detection of a few milliseconds is sensitive to where the workers run: on a 2-vCPU
-    /// virtual machine the benchmarks measured, at 10⁵ equal cubes, 0.95× the serial speed in
-    /// rayon's default pool and 1.63× in a pool whose workers were pinned one per core (the
-    /// kernel sometimes placed a woken worker on the core of the one that woke it); see the
-    /// parallel section of `docs/results/hhgrid.md`.
+    /// detection of a few milliseconds is sensitive to where the workers run: on the 2-vCPU
+    /// virtual machines the benchmarks ran on (an Intel and an AMD host), at 10⁵ equal cubes,
+    /// 0.95–1.08× the serial speed in rayon's default pool and 1.27–1.63× in a pool whose
+    /// workers were pinned one per core (the kernel sometimes placed a woken worker on the core
+    /// of the one that woke it); see the parallel section of `docs/results/hhgrid.md`.
     ///
     /// ```
     /// use contact_core::BroadPhase;
