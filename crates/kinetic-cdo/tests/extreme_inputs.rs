@@ -19,7 +19,8 @@
 //!     discriminant, a fourth power of the scale, overflowed or underflowed).
 //! 13. The triangulation at length scales beyond about 2^±260 or time scales far from 1 (its
 //!     certificates, quartics in the lengths and speeds, underflowed to 0 or overflowed: it
-//!     missed collisions with walls and stopped early with periodic sides).
+//!     missed collisions with walls and stopped early with periodic sides); its bounding
+//!     corners past t ≈ 1e154 without gravity (NaN, as in 11).
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -441,57 +442,121 @@ fn head_on_pairs_meet_on_time_at_every_scale() {
 
 // 13.
 
-/// The first `events` collisions of `structure` on `particles`.
-fn collisions<S: Cdo<2>>(
+/// The first `events` collisions of brute force and of the triangulation on `particles`
+/// must agree (the same pairs and walls, times within 1e-9), and the triangulation must stay
+/// regular after each.
+fn triangulation_agrees(
+    label: &str,
     particles: Vec<Particle<2>>,
     sim_box: SimBox<2>,
-    structure: S,
+    config: SimConfig<2>,
     events: usize,
-) -> Vec<Collision> {
-    let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
-    (0..events).map_while(|_| sim.next_collision()).collect()
+) {
+    let mut brute = Simulation::new(particles.clone(), sim_box, config, BruteForce::default()).unwrap();
+    let mut triangulation = Simulation::new(particles, sim_box, config, LaguerreDelaunay::new()).unwrap();
+    for k in 0..events {
+        let e = brute.next_collision().unwrap_or_else(|| panic!("{label}: brute force ended at {k}"));
+        let f = triangulation
+            .next_collision()
+            .unwrap_or_else(|| panic!("{label}: the triangulation ended at {k}"));
+        assert!(
+            e.kind == f.kind && (e.time - f.time).abs() <= 1e-9 * e.time.abs(),
+            "{label}: collision {k}: brute force {e:?}, triangulation {f:?}"
+        );
+        assert!(
+            triangulation.structure().is_regular(triangulation.state()),
+            "{label}: not regular after collision {k}"
+        );
+    }
 }
 
-/// One system of 40 polydisperse disks (φ = 0.4) rescaled by powers of two in length and in
-/// speed, with walls and periodic: the triangulation's collisions must be brute force's,
-/// whose pair contact times are exact at every scale (test 12). Powers of two rescale the
-/// unit system exactly, so the same run is expected at every scale.
-#[test]
-fn the_triangulation_agrees_with_brute_force_at_every_scale() {
-    const EVENTS: usize = 150;
+/// 40 polydisperse disks (φ = 0.4) at rest positions from random placement, in a walled or
+/// periodic square.
+fn forty_disks(periodic: bool) -> (Vec<Particle<2>>, f64) {
     let radii = init::polydisperse_radii(40, 0.5, 2.0, 3).unwrap();
     let side = init::cube_side_for::<2>(&radii, 0.4);
+    let unit_box = SimBox::new([side; 2], [periodic; 2]).unwrap();
+    (init::random_placement(&unit_box, &radii, init::MassRule::Unit, 1.0, 5).unwrap(), side)
+}
+
+/// `particles` with lengths and speeds multiplied by `length` and `speed`.
+fn rescaled(particles: &[Particle<2>], length: f64, speed: f64) -> Vec<Particle<2>> {
+    particles
+        .iter()
+        .map(|p| {
+            Particle::new(
+                p.position.map(|x| x * length),
+                p.velocity.map(|v| v * speed),
+                p.radius * length,
+                p.mass,
+            )
+        })
+        .collect()
+}
+
+/// One system rescaled by powers of two in length and in speed, with walls and periodic:
+/// the triangulation's collisions must be brute force's, whose pair contact times are exact at
+/// every scale (test 12). Powers of two rescale the unit system exactly, so the same run is
+/// expected at every scale.
+#[test]
+fn the_triangulation_agrees_with_brute_force_at_every_scale() {
     for periodic in [false, true] {
-        let unit_box = SimBox::new([side; 2], [periodic; 2]).unwrap();
-        let unit = init::random_placement(&unit_box, &radii, init::MassRule::Unit, 1.0, 5).unwrap();
+        let (unit, side) = forty_disks(periodic);
         for length_exponent in [-330, -270, -200, -100, 0, 100, 200, 270, 300] {
             for speed_exponent in [-330, -150, 0, 150, 320] {
                 let (length, speed) = (2f64.powi(length_exponent), 2f64.powi(speed_exponent));
                 let label =
                     format!("lengths 2^{length_exponent}, speeds 2^{speed_exponent}, periodic {periodic}");
-                let particles: Vec<_> = unit
-                    .iter()
-                    .map(|p| {
-                        Particle::new(
-                            p.position.map(|x| x * length),
-                            p.velocity.map(|v| v * speed),
-                            p.radius * length,
-                            p.mass,
-                        )
-                    })
-                    .collect();
                 let sim_box = SimBox::new([side * length; 2], [periodic; 2]).unwrap();
-                let expected = collisions(particles.clone(), sim_box, BruteForce::default(), EVENTS);
-                let found = collisions(particles, sim_box, LaguerreDelaunay::new(), EVENTS);
-                assert_eq!(expected.len(), EVENTS, "{label}: brute force ended early");
-                assert_eq!(found.len(), EVENTS, "{label}: the triangulation ended early");
-                for (k, (e, f)) in expected.iter().zip(&found).enumerate() {
-                    assert!(
-                        e.kind == f.kind && (e.time - f.time).abs() <= 1e-9 * e.time,
-                        "{label}: collision {k}: brute force {e:?}, triangulation {f:?}"
-                    );
-                }
+                triangulation_agrees(
+                    &label,
+                    rescaled(&unit, length, speed),
+                    sim_box,
+                    SimConfig::default(),
+                    150,
+                );
             }
         }
     }
+}
+
+/// Systems whose own scales mislead (found by a review of a first fix that took its units
+/// from the mean spacing and the rms speed): a common drift far faster than the relative
+/// motion (rows towards the bounding triangle's resting corners see the drift), an exactly
+/// common drift (no relative motion at all) at a tiny length scale, and a release from
+/// near rest under gravity; and a clock beyond 1e154 without gravity, where the corners'
+/// unused gravity term made them NaN.
+#[test]
+fn the_triangulation_agrees_where_the_system_scales_mislead() {
+    let (unit, side) = forty_disks(false);
+    let walls = |length: f64| SimBox::walls([side * length; 2]).unwrap();
+    let mut drifting = unit.clone();
+    for (i, p) in drifting.iter_mut().enumerate() {
+        p.velocity = [1.0, if i % 2 == 0 { 1e-150 } else { -1e-150 }];
+    }
+    triangulation_agrees("drift with a spread of 1e-150", drifting, walls(1.0), SimConfig::default(), 150);
+    let tiny = 2f64.powi(-200);
+    let common: Vec<_> = rescaled(&unit, tiny, 1.0)
+        .into_iter()
+        .map(|p| Particle { velocity: [1.0 / tiny, 0.0], ..p })
+        .collect();
+    triangulation_agrees(
+        "common drift 2^200 at lengths 2^-200",
+        common,
+        walls(tiny),
+        SimConfig::default(),
+        150,
+    );
+    let resting: Vec<_> =
+        unit.iter().map(|p| Particle { velocity: p.velocity.map(|v| v * 1e-150), ..*p }).collect();
+    let gravity = SimConfig { gravity: [0.0, -1.0], ..SimConfig::default() };
+    triangulation_agrees("release from near rest under gravity", resting, walls(1.0), gravity, 300);
+    let (late, speed) = (2f64.powi(200), 2f64.powi(-320));
+    triangulation_agrees(
+        "times beyond 1e154",
+        rescaled(&unit, late, speed),
+        walls(late),
+        SimConfig::default(),
+        150,
+    );
 }

@@ -51,7 +51,10 @@ impl Corners {
     pub(super) fn position(&self, k: usize, now: f64) -> [f64; 2] {
         let dt = now - self.launch;
         std::array::from_fn(|a| {
-            self.start[k][a] + dt * self.launch_velocity[a] + 0.5 * dt * dt * self.gravity[a]
+            let drift = self.start[k][a] + dt * self.launch_velocity[a];
+            // No gravity term on an axis without gravity: past t ≈ 1e154 (no gravity, so no
+            // relaunch) `dt²` overflows, and ∞·0 would make the corner NaN.
+            if self.gravity[a] == 0.0 { drift } else { drift + 0.5 * dt * dt * self.gravity[a] }
         })
     }
 

@@ -278,12 +278,17 @@ const NONE: u32 = u32::MAX;
 
 /// The kinetic regular triangulation of disks (2D only).
 ///
-/// **Scale.** Its certificates are quartics whose coefficients are fourth powers of the lengths
-/// and speeds. Far from unit scale they are expanded in units of length and time that are
-/// powers of two near the mean spacing and the re-check horizon (exact rescalings), so the
-/// whole range the engine accepts is covered: lengths from `1e-100` to `1e100` and any speeds
-/// (tested against brute force from `2^-330` to `2^300` in length and `2^-330` to `2^320` in
-/// speed, with walls and periodic sides).
+/// **Scale.** Its certificates are quartics whose coefficients are products of four lengths
+/// and speeds. Where a certificate's rows are far from unit scale (beyond `2^±200`), they are
+/// expanded in units of their own, powers of two near their largest position and largest
+/// speed (exact rescalings), so the whole range the engine accepts is covered: lengths from
+/// `1e-100` to `1e100` and any speeds (tested against brute force from `2^-330` to `2^300`
+/// in length and `2^-330` to `2^320` in speed, with walls and periodic sides, and on systems
+/// whose relative motion is far slower than their drift). One limit remains: a cluster of
+/// particles that fills a tiny part of a walled box (measured: a cluster 7 wide in a box of
+/// side `1e16` and more; clean up to `1e14`) may leave its hull edges irregular, since the
+/// bounding triangle's corners, 20 box sides away, then dominate their certificates beyond
+/// `f64` precision (the collisions still agreed with brute force in the runs that showed it).
 ///
 /// ```
 /// use kinetic_cdo::{LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
@@ -349,11 +354,7 @@ pub struct LaguerreDelaunay {
     reach: f64,
     /// The longest reach: [`HORIZON_SPACINGS`] mean spacings.
     most: f64,
-    /// The mean spacing between particles at build.
-    spacing: f64,
-    /// The units certificates are expanded in (see [`units`]), `None` near unit scale: powers
-    /// of two near the mean spacing and the re-check horizon, renewed with the horizon.
-    units: Option<Units>,
+
     /// The mean free path estimated at build (Enskog).
     built_free_path: f64,
     /// When the horizon was last reconsidered.
@@ -848,7 +849,8 @@ impl LaguerreDelaunay {
     /// The certificate of the quadrilateral `[a, b, c, d]` (edge `ab`, triangles `abc` and `bad`;
     /// positive when `d` is inside the power circle of `abc`), with the magnitude of its
     /// constant term, the three rows it was expanded from and the reference site's radius and
-    /// rate, all in [`units`](Self::units) (its time variable too).
+    /// rate, all in the certificate's own [`Units`] (its time variable too; `None`: as they
+    /// are).
     ///
     /// The rows are taken relative to a particle, never to a corner of the bounding triangle:
     /// the determinant is invariant under translation, and a cyclic shift of the four sites
@@ -863,7 +865,7 @@ impl LaguerreDelaunay {
         quad: [u32; 4],
         periods: [[i32; 2]; 4],
         state: &State<2>,
-    ) -> (polynomial::Quartic, f64, [RelativeMotion; 3], (f64, f64)) {
+    ) -> (polynomial::Quartic, f64, [RelativeMotion; 3], (f64, f64), Option<Units>) {
         let n = self.particles as u32;
         // An interior edge's quadrilateral has four distinct vertices, at most three corners.
         let shift = (0..4).find(|&k| quad[(k + 3) % 4] < n).unwrap_or(0);
@@ -884,14 +886,15 @@ impl LaguerreDelaunay {
             }
         }
         let mut reference_radius = (rd, rate_d);
-        if let Some(units) = self.units {
+        let units = Units::for_rows(&rows, reference_radius);
+        if let Some(units) = units {
             units.rows(&mut rows, &mut reference_radius);
         }
         let (mut polynomial, magnitude) = certificate(rows, reference_radius);
         if shift % 2 == 1 {
             polynomial = polynomial.map(|c| -c);
         }
-        (polynomial, magnitude, rows, reference_radius)
+        (polynomial, magnitude, rows, reference_radius, units)
     }
 
     /// Schedules the certificate of the edge opposite local vertex `k` of triangle `t` in its
@@ -928,7 +931,7 @@ impl LaguerreDelaunay {
             let pd = add(q[other_k], sub(p[(k + 1) % 3], q[(other_k + 2) % 3]));
             [p[(k + 1) % 3], p[(k + 2) % 3], p[k], pd]
         };
-        let (polynomial, magnitude, rows, reference_radius) =
+        let (polynomial, magnitude, rows, reference_radius, units) =
             self.edge_certificate([a, b, c, d], quad_periods, state);
         // Whether the edge fails now. A freshly flipped edge is valid just after its flip by
         // construction, while its quadrilateral is still co-circular to rounding: no test. Else
@@ -950,7 +953,7 @@ impl LaguerreDelaunay {
         // Cheap first: most edges provably cannot fail within the horizon (and are recomputed
         // by a collision before it ends); re-check them then. Solve only when it may be near.
         // The horizon in the certificate's time unit.
-        let horizon = self.units.map_or(self.horizon, |units| units.duration_in_units(self.horizon));
+        let horizon = units.map_or(self.horizon, |units| units.duration_in_units(self.horizon));
         if !now_invalid && polynomial[0] < 0.0 && polynomial::no_root_before(&polynomial, horizon) {
             self.schedule_recheck(slot, certificates);
             return;
@@ -965,7 +968,7 @@ impl LaguerreDelaunay {
             None if now_invalid => 0.0,
             None => f64::INFINITY,
         };
-        let tau = self.units.map_or(tau, |units| units.duration_from_units(tau));
+        let tau = units.map_or(tau, |units| units.duration_from_units(tau));
         if tau.is_infinite() && self.horizon.is_finite() {
             self.schedule_recheck(slot, certificates);
         } else {
@@ -1004,7 +1007,6 @@ impl LaguerreDelaunay {
         let horizon = if speed > 0.0 { self.reach / speed } else { f64::INFINITY };
         if !(horizon <= 1.1 * self.horizon && 1.1 * horizon >= self.horizon) {
             self.horizon = horizon;
-            self.units = Units::near(self.spacing, horizon);
         }
     }
 
@@ -1421,7 +1423,6 @@ impl Cdo<2> for LaguerreDelaunay {
         let area = lx * ly;
         let free_path = mean_free_path(n, area, (0..n).map(|i| state.radius(i)));
         self.most = HORIZON_SPACINGS * spacing;
-        self.spacing = spacing;
         self.built_free_path = free_path;
         self.reach = self.most.min((self.most * free_path).sqrt());
         self.velocities = (0..n).map(|i| free_fall_velocity(state, i)).collect();

@@ -1,21 +1,29 @@
-//! The units of length and time certificates are expanded in.
+//! The units of length and time one certificate is expanded in.
 //!
-//! A certificate's coefficients are products of four lengths and speeds (its constant term
-//! scales as a length to the fourth power, its `τ⁴` term as a speed to the fourth): a box of
-//! `1e-90` makes them underflow to 0 and one of `1e80` overflow, although both are well inside
-//! the engine's accepted magnitudes. Far from unit scale the rows are therefore taken in units
-//! that are powers of two near the mean spacing (length) and the re-check horizon (time): the
-//! rescaling is exact, the coefficients stay near 1, and the roots come back in the caller's
-//! time by one exact multiplication.
+//! A certificate's coefficients are sums of products of four lengths and speeds, one factor
+//! or two from each row (its constant term scales as a length to the fourth power, its `τ⁴`
+//! term as a speed to the fourth): rows of `1e-90` make them underflow to 0 and rows of `1e80`
+//! overflow, although both are inside the engine's accepted magnitudes, and so do speeds far
+//! from the lengths over the time scale. Such rows are therefore taken in units of their own:
+//! the length unit a power of two near the largest position or radius among them, the speed
+//! unit one near the largest velocity or radius rate. The rescaling is exact, the largest
+//! factors become about 1 (no overflow; a product underflows only if it is negligible next to
+//! the products of the largest factors in the same coefficient), and the roots come back in the
+//! caller's time by one exact multiplication.
+//!
+//! The units are chosen per certificate, from its rows alone: the scales of a system are no
+//! guide (a cluster in the corner of a huge box, a common drift far faster than the relative
+//! motion, rows towards the bounding triangle's corners at rest).
 
 use super::polynomial::RelativeMotion;
 
-/// Powers of two that bring a certificate's rows to unit scale.
+/// Powers of two that bring one certificate's rows to unit scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Units {
     /// One over the length unit: multiplies positions and radii.
     per_length: f64,
-    /// The time unit over the length unit: multiplies velocities and radius rates.
+    /// The time unit over the length unit (one over the speed unit): multiplies velocities
+    /// and radius rates.
     per_speed: f64,
     /// The time unit: multiplies a root found in these units.
     time: f64,
@@ -23,10 +31,11 @@ pub(super) struct Units {
     per_time: f64,
 }
 
-/// Within `2^±UNSCALED_EXPONENT` of 1 for both the length unit and the time unit, rows are
-/// taken as they are: their coefficients, products of four factors within `2^±(2 · 64)` of 1,
-/// stay far inside the range of `f64` (`2^±1022`), and the common case pays nothing.
-const UNSCALED_EXPONENT: i32 = 64;
+/// Rows whose largest position and largest velocity both lie within `2^±UNSCALED_EXPONENT`
+/// (or whose velocities are all 0) are taken as they are: every product of four such factors
+/// stays within `2^±800`, far inside the range of `f64`, and the common case pays only for
+/// finding the two largest values.
+const UNSCALED_EXPONENT: i32 = 200;
 
 /// `2^e` for `|e| ≤ 1022`, exactly.
 fn power_of_two(e: i32) -> f64 {
@@ -34,29 +43,66 @@ fn power_of_two(e: i32) -> f64 {
     f64::from_bits(((e + 1023) as u64) << 52)
 }
 
-/// The exponent of the power of two nearest `x` on a logarithmic scale, for a positive finite
-/// `x`; `None` otherwise.
-fn nearest_exponent(x: f64) -> Option<i32> {
-    (x > 0.0 && x.is_finite()).then(|| x.log2().round() as i32)
+/// `⌊log₂ x⌋` for a positive normal `x`; for a subnormal, the normal range's bottom exponent
+/// (close enough for a unit).
+#[inline]
+fn exponent(x: f64) -> i32 {
+    ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023
+}
+
+/// Whether `x` (not negative) lies within `2^±UNSCALED_EXPONENT`.
+#[inline]
+fn moderate(x: f64) -> bool {
+    const LOW: f64 = f64::from_bits(((1023 - UNSCALED_EXPONENT) as u64) << 52);
+    const HIGH: f64 = f64::from_bits(((1023 + UNSCALED_EXPONENT) as u64) << 52);
+    (LOW..=HIGH).contains(&x)
 }
 
 impl Units {
-    /// The units for lengths near `length` and times near `time`, or `None` when both are
-    /// close enough to 1 for the rows to be taken as they are. A length or time that is not
-    /// positive and finite (an infinite horizon: every particle at rest relative to the others)
-    /// leaves that unit at 1.
-    pub(super) fn near(length: f64, time: f64) -> Option<Self> {
-        // The engine's lengths lie within 2^±333 and its spacings with them; times reach
-        // further (a horizon is a length over a speed). Clamped so that each unit and their
-        // ratio are normal powers of two whatever the input.
-        let a = nearest_exponent(length).unwrap_or(0).clamp(-400, 400);
-        let b = nearest_exponent(time).unwrap_or(0).clamp(-620, 620);
-        (a.abs() > UNSCALED_EXPONENT || b.abs() > UNSCALED_EXPONENT).then(|| Self {
+    /// The units for `rows` and the reference site's radius and rate, or `None` when they
+    /// can be taken as they are (see [`UNSCALED_EXPONENT`]).
+    // Always inlined: called for every certificate, and the common answer is `None`.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(super) fn for_rows(rows: &[RelativeMotion; 3], reference_radius: (f64, f64)) -> Option<Self> {
+        // `a > b ? a : b` rather than `f64::max`, whose NaN rules cost several instructions
+        // per call (the values here are finite), in pairs (a chain of dependent maxima would
+        // wait on each one).
+        let larger = |a: f64, b: f64| if a > b { a } else { b };
+        let largest = |[a, b, c, d, e, f]: [f64; 6]| larger(larger(a, b), larger(larger(c, d), larger(e, f)));
+        let [p, q, r] = rows.map(|row| row.position.map(f64::abs));
+        // Radii need no look: a disk's radius is below its distance to another (they do not
+        // overlap), and a corner's is 0. Radius rates (a compression) may exceed the speeds.
+        let length = largest([p[0], p[1], q[0], q[1], r[0], r[1]]);
+        let [u, v, w] = rows.map(|row| row.velocity.map(f64::abs));
+        let rates = larger(
+            larger(rows[0].radius.1.abs(), rows[1].radius.1.abs()),
+            larger(rows[2].radius.1.abs(), reference_radius.1.abs()),
+        );
+        let speed = larger(largest([u[0], u[1], v[0], v[1], w[0], w[1]]), rates);
+        if moderate(length) && (speed == 0.0 || moderate(speed)) {
+            return None;
+        }
+        Some(Self::near(length, speed))
+    }
+
+    /// Units in which `length` and `speed` (positive or 0, finite) are about 1.
+    #[cold]
+    fn near(length: f64, speed: f64) -> Self {
+        // Accepted inputs keep lengths within 2^±340; the clamps keep every power of two below
+        // normal whatever the input (the time unit within 2^±1010, and 2^±1000 of the length
+        // unit, so that the speed factor is too).
+        let a = if length > 0.0 { exponent(length) } else { 0 }.clamp(-400, 400);
+        // Without motion (every speed 0) the time unit is 1; else the speed unit is about
+        // the largest speed, and the time unit the length unit over it.
+        let b =
+            if speed > 0.0 { (a - exponent(speed)).clamp(a - 1000, a + 1000).clamp(-1010, 1010) } else { 0 };
+        Self {
             per_length: power_of_two(-a),
             per_speed: power_of_two(b - a),
             time: power_of_two(b),
             per_time: power_of_two(-b),
-        })
+        }
     }
 
     /// `rows` and the reference site's radius and rate in these units.
@@ -87,28 +133,44 @@ impl Units {
 mod tests {
     use super::*;
 
-    #[test]
-    fn unit_scale_needs_no_units() {
-        assert_eq!(Units::near(1.0, 1.0), None);
-        assert_eq!(Units::near(1e-15, 1e15), None);
-        assert_eq!(Units::near(0.5, f64::INFINITY), None);
-        assert!(Units::near(1e-90, 1.0).is_some());
-        assert!(Units::near(1.0, 1e80).is_some());
+    fn rows(position: f64, velocity: f64) -> [RelativeMotion; 3] {
+        [RelativeMotion {
+            position: [position, -0.5 * position],
+            velocity: [velocity, 0.25 * velocity],
+            radius: (0.25 * position, 0.0),
+        }; 3]
     }
 
     #[test]
-    fn rescaling_is_exact_and_undone_exactly() {
-        let units = Units::near(3e-90, 7e-91).unwrap();
-        let mut rows =
-            [RelativeMotion { position: [3e-90, -1e-90], velocity: [1.0, 0.25], radius: (1e-90, 0.0) }; 3];
-        let mut reference = (2e-90, 0.5);
-        units.rows(&mut rows, &mut reference);
-        // Powers of two: each value is rescaled without rounding and comes back bit for bit.
-        let back = rows[0].position[0] / units.per_length;
-        assert_eq!(back, 3e-90);
-        assert_eq!(rows[0].velocity[1] / units.per_speed, 0.25);
-        assert_eq!(reference.0 / units.per_length, 2e-90);
-        assert!((0.1..10.0).contains(&rows[0].position[0].abs()));
-        assert_eq!(units.duration_from_units(units.duration_in_units(1.5e-90)), 1.5e-90);
+    fn unit_scale_needs_no_units() {
+        assert_eq!(Units::for_rows(&rows(1.0, 1.0), (0.5, 0.0)), None);
+        assert_eq!(Units::for_rows(&rows(1e-50, 1e50), (0.5e-50, 0.0)), None);
+        assert_eq!(Units::for_rows(&rows(1.0, 0.0), (0.5, 0.0)), None);
+        assert!(Units::for_rows(&rows(1e-90, 1.0), (0.5e-90, 0.0)).is_some());
+        assert!(Units::for_rows(&rows(1e80, 1.0), (0.5e80, 0.0)).is_some());
+        assert!(Units::for_rows(&rows(1.0, 1e-70), (0.5, 0.0)).is_some());
+    }
+
+    #[test]
+    fn rescaling_is_exact_and_brings_the_largest_values_near_1() {
+        for (position, velocity) in
+            [(3e-90, 0.25), (3e90, 1e-80), (1.0, 1e-300), (1e100, 1e100), (1e-100, 0.0)]
+        {
+            let mut scaled = rows(position, velocity);
+            let mut reference = (position, 0.0);
+            let units = Units::for_rows(&scaled, reference).unwrap();
+            units.rows(&mut scaled, &mut reference);
+            // Powers of two: each value comes back bit for bit.
+            assert_eq!(scaled[0].position[0] / units.per_length, position);
+            assert_eq!(scaled[0].velocity[0] / units.per_speed, velocity);
+            assert_eq!(reference.0 / units.per_length, position);
+            assert!((0.5..2.0).contains(&scaled[0].position[0]), "{position}: {scaled:?}");
+            if velocity > 0.0 {
+                assert!((0.5..2.0).contains(&scaled[0].velocity[0]), "{velocity}: {scaled:?}");
+            }
+            let duration = 1.5 * units.time;
+            assert_eq!(units.duration_in_units(duration), 1.5);
+            assert_eq!(units.duration_from_units(1.5), duration);
+        }
     }
 }
