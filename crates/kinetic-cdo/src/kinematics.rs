@@ -85,8 +85,12 @@ fn contact_time<const D: usize>(d: [f64; D], u: [f64; D], sigma: f64, s: f64, ma
     // inputs first cost 6 % of a simulation's speed).
     let in_range = |x: f64| (LOW..=1.0 / LOW).contains(&x);
     let rescaled = || at_unit_scale(d, u, sigma, s, |d, u, sigma, s| contact_time(d, u, sigma, s, false));
+    // A `b` of 0 may be a product that underflowed (tiny separations times tiny speeds, below
+    // 1e-308 together): an approaching pair was taken as receding and passed through. Only
+    // such a pair pays for the test.
+    let b_may_have_underflowed = || b == 0.0 && may_scale && u.iter().any(|&x| x != 0.0);
     if c <= 0.0 {
-        if may_scale && !in_range(dd) {
+        if may_scale && !in_range(dd) || b_may_have_underflowed() {
             return rescaled();
         }
         if b < 0.0 {
@@ -100,7 +104,7 @@ fn contact_time<const D: usize>(d: [f64; D], u: [f64; D], sigma: f64, s: f64, ma
         return f64::INFINITY;
     }
     if a >= 0.0 && b >= 0.0 {
-        return f64::INFINITY;
+        return if b_may_have_underflowed() { rescaled() } else { f64::INFINITY };
     }
     let disc = b * b - a * c;
     if may_scale && !(in_range(disc.abs()) && in_range(c)) {

@@ -21,6 +21,9 @@
 //!     certificates, quartics in the lengths and speeds, underflowed to 0 or overflowed: it
 //!     missed collisions with walls and stopped early with periodic sides); its bounding
 //!     corners past t ≈ 1e154 without gravity (NaN, as in 11).
+//! 14. Pairs whose separation times relative speed is below about 1e-308 (lengths of 2^-300
+//!     and speeds of 2^-800): the pair's `d·u` underflowed to 0, the pair was taken as
+//!     receding, and disks passed through each other, in every structure.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -559,4 +562,55 @@ fn the_triangulation_agrees_where_the_system_scales_mislead() {
         SimConfig::default(),
         150,
     );
+}
+
+// 14.
+
+/// A head-on pair whose `d·u` (a length times a speed) is below `f64`'s range meets on time in
+/// every structure: at `t = 2^(length exponent − speed exponent)` exactly (the contact time
+/// is evaluated at unit scale by powers of two).
+#[test]
+fn tiny_separations_at_tiny_speeds_still_meet() {
+    for (length_exponent, speed_exponent) in
+        [(-300, -800), (-200, -900), (-100, -1000), (-330, -700), (0, -1000)]
+    {
+        let (l, v) = (2f64.powi(length_exponent), 2f64.powi(speed_exponent));
+        let particles = vec![
+            Particle::new([2.0 * l, 5.0 * l], [v, 0.0], l, 1.0),
+            Particle::new([6.0 * l, 5.0 * l], [-v, 0.0], l, 1.0),
+            Particle::new([5.0 * l, 8.5 * l], [0.0, 0.0], l, 1.0),
+        ];
+        let sim_box = SimBox::walls([10.0 * l, 10.0 * l]).unwrap();
+        let expected = 2f64.powi(length_exponent - speed_exponent);
+        let label = format!("lengths 2^{length_exponent}, speeds 2^{speed_exponent}");
+        let check = |c: Option<Collision>, name: &str| {
+            let c = c.unwrap_or_else(|| panic!("{label} {name}: no collision"));
+            assert!(
+                matches!(c.kind, CollisionKind::Pair(0, 1)) && c.time == expected,
+                "{label} {name}: {c:?}"
+            );
+        };
+        let config = SimConfig::default();
+        let p = || particles.clone();
+        check(
+            Simulation::new(p(), sim_box, config, BruteForce::default()).unwrap().next_collision(),
+            "brute force",
+        );
+        check(
+            Simulation::new(p(), sim_box, config, RegularSubdivision::<2>::new()).unwrap().next_collision(),
+            "subdivision",
+        );
+        check(
+            Simulation::new(p(), sim_box, config, SegmentTrees::<2>::new()).unwrap().next_collision(),
+            "segment trees",
+        );
+        check(
+            Simulation::new(p(), sim_box, config, NeighbourLists::<2>::default()).unwrap().next_collision(),
+            "neighbour lists",
+        );
+        check(
+            Simulation::new(p(), sim_box, config, LaguerreDelaunay::new()).unwrap().next_collision(),
+            "triangulation",
+        );
+    }
 }
