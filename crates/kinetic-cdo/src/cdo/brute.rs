@@ -11,6 +11,9 @@ use crate::{SimError, State};
 /// shortest periodic side after the prediction; so under periodic boundaries each particle
 /// carries a certificate that fails when it has travelled that far from where it was last
 /// predicted, and is then predicted again against every image (its only topological event).
+/// Travel is measured along the periodic axes in the frame falling freely with gravity: only
+/// changes of separations matter, so a whole system falling along a periodic axis is not
+/// re-predicted ever more often as it speeds up.
 ///
 /// ```
 /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation};
@@ -44,11 +47,23 @@ impl BruteForce {
             return;
         }
         self.anchors[i] = state.position(i).to_vec();
-        let v = state.velocity(i);
-        let g = state.gravity();
-        let speed = crate::vector::dot(v, v).sqrt();
-        let accel = crate::vector::dot(g, g).sqrt();
-        let tau = crate::kinematics::gap_closing_time(self.quarter, -speed, -accel);
+        // Travel along the periodic axes (the only ones with images), measured in the frame
+        // that falls freely from rest at t = 0: every particle shares it, so the changes of
+        // separations, which decide the nearest images, are differences of travels in it. In
+        // that frame a particle moves at the constant `v − g t` (measured at rest, a whole
+        // system falling along a periodic axis re-predicted ever more often as it sped up, and
+        // `next_collision` gave up). The speed is taken relative to its largest component, so
+        // that no square underflows.
+        let (v, g, now) = (state.velocity(i), state.gravity(), state.now());
+        let periodic = state.sim_box().periodic_axes();
+        let u: [f64; D] = std::array::from_fn(|a| if periodic[a] { v[a] - g[a] * now } else { 0.0 });
+        let largest = u.iter().fold(0.0, |m: f64, c| m.max(c.abs()));
+        let tau = if largest > 0.0 {
+            let speed = largest * u.iter().map(|c| (c / largest).powi(2)).sum::<f64>().sqrt();
+            self.quarter / speed
+        } else {
+            f64::INFINITY
+        };
         certificates.schedule(i, certificates.now() + tau);
     }
 }
