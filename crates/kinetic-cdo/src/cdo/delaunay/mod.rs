@@ -354,7 +354,6 @@ pub struct LaguerreDelaunay {
     reach: f64,
     /// The longest reach: [`HORIZON_SPACINGS`] mean spacings.
     most: f64,
-
     /// The mean free path estimated at build (Enskog).
     built_free_path: f64,
     /// When the horizon was last reconsidered.
