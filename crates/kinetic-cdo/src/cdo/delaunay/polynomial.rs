@@ -226,7 +226,7 @@ fn bracketed_root(p: &[f64], lo: f64, hi: f64) -> f64 {
 
 /// `⌊log₂ |x|⌋` for a finite `x` that is not 0, subnormals included: `2^e ≤ |x| < 2^(e + 1)`.
 #[inline]
-fn floor_log2(x: f64) -> i32 {
+pub(super) fn floor_log2(x: f64) -> i32 {
     let bits = x.to_bits() & !(1 << 63);
     let biased = (bits >> 52) as i32;
     if biased == 0 {
@@ -239,7 +239,7 @@ fn floor_log2(x: f64) -> i32 {
 
 /// `2^e` as the nearest double in the direction that keeps it a bound from above on values
 /// of that size: `f64::MAX` past the largest power, the smallest subnormal below the range.
-fn power_of_two(e: i32) -> f64 {
+pub(super) fn power_of_two(e: i32) -> f64 {
     if e > 1023 {
         f64::MAX
     } else if e >= -1022 {

@@ -15,7 +15,7 @@
 //! guide (a cluster in the corner of a huge box, a common drift far faster than the relative
 //! motion, rows towards the bounding triangle's corners at rest).
 
-use super::polynomial::RelativeMotion;
+use super::polynomial::{RelativeMotion, floor_log2, power_of_two};
 
 /// Powers of two that bring one certificate's rows to unit scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,19 +36,6 @@ pub(super) struct Units {
 /// stays within `2^±800`, far inside the range of `f64`, and the common case pays only for
 /// finding the two largest values.
 const UNSCALED_EXPONENT: i32 = 200;
-
-/// `2^e` for `|e| ≤ 1022`, exactly.
-fn power_of_two(e: i32) -> f64 {
-    debug_assert!(e.abs() <= 1022);
-    f64::from_bits(((e + 1023) as u64) << 52)
-}
-
-/// `⌊log₂ x⌋` for a positive normal `x`; for a subnormal, the normal range's bottom exponent
-/// (close enough for a unit).
-#[inline]
-fn exponent(x: f64) -> i32 {
-    ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023
-}
 
 /// Whether `x` (not negative) lies within `2^±UNSCALED_EXPONENT`.
 #[inline]
@@ -92,11 +79,14 @@ impl Units {
         // Accepted inputs keep lengths within 2^±340; the clamps keep every power of two below
         // normal whatever the input (the time unit within 2^±1010, and 2^±1000 of the length
         // unit, so that the speed factor is too).
-        let a = if length > 0.0 { exponent(length) } else { 0 }.clamp(-400, 400);
+        let a = if length > 0.0 { floor_log2(length) } else { 0 }.clamp(-400, 400);
         // Without motion (every speed 0) the time unit is 1; else the speed unit is about
         // the largest speed, and the time unit the length unit over it.
-        let b =
-            if speed > 0.0 { (a - exponent(speed)).clamp(a - 1000, a + 1000).clamp(-1010, 1010) } else { 0 };
+        let b = if speed > 0.0 {
+            (a - floor_log2(speed)).clamp(a - 1000, a + 1000).clamp(-1010, 1010)
+        } else {
+            0
+        };
         Self {
             per_length: power_of_two(-a),
             per_speed: power_of_two(b - a),
