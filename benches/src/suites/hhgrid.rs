@@ -1051,14 +1051,17 @@ fn parallel_section(report: &mut Report, scenarios: &[Scenario], sizes: &[usize]
              in rayon's default pool (what a program gets without asking) and in a pool with pinned \
              workers; the order of the three runs rotates from step to step. The speed-ups are \
              medians of per-step ratios of the serial time to the parallel one. The issue's target: \
-             at least 1.6× with 2 threads. The parallel path enters the pool once per detection, \
-             cuts the traversal into runs of 512 occupied cells and concatenates their pairs in \
-             order, and fills the packed snapshot in parallel; its output equals the serial one \
-             pair for pair (checked at every step below: {}). Each parallel detection follows the \
-             serial update loop, so it starts with idle worker threads: on this host two 500 µs \
-             tasks handed to rayon's default pool after its workers idled for 2 ms took {} \
-             (median; 0.5 ms if a worker starts at once, 1 ms if it never does), a wake-up cost \
-             that weighs on detections of a few milliseconds. {pinned_note}",
+             at least 1.6× with 2 threads. The parallel path cuts the traversal into runs of 512 \
+             occupied cells and concatenates their pairs in order, and fills the packed snapshot \
+             in parallel; its output equals the serial one pair for pair (checked at every step \
+             below: {}). Each parallel detection follows the serial update loop, so it starts with \
+             idle worker threads: on this host two 500 µs tasks handed to rayon's default pool \
+             after its workers idled for 2 ms took {} (median; 0.5 ms if a worker starts at once, \
+             1 ms if it never does), a wake-up cost that weighs on detections of a few \
+             milliseconds. Called from outside the pool (the default-pool column), the calling \
+             thread therefore works through the tasks itself from the start, and the workers it \
+             wakes share the tasks still left when they arrive; inside the pool (the pinned \
+             column, run in `ThreadPool::install`) rayon's work stealing shares them. {pinned_note}",
             if mismatches.is_empty() { "no difference".to_owned() } else { mismatches.join(", ") },
             duration(join_time),
         ))

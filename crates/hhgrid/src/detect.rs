@@ -11,6 +11,7 @@ use crate::{Handle, HierarchicalHashGrid, PairOrder};
 use geometry_core::Aabb;
 use rayon::prelude::*;
 use smallvec::SmallVec;
+use std::sync::{Mutex, PoisonError};
 
 /// A user filter applied to every overlapping pair before it is reported.
 pub type PairFilter<'a> = &'a (dyn Fn(Handle, Handle) -> bool + Sync);
@@ -108,16 +109,18 @@ fn concatenate(buffers: &[Vec<(Handle, Handle)>], pairs: &mut Vec<(Handle, Handl
     let total: usize = buffers.iter().map(Vec::len).sum();
     pairs.reserve(total);
     let start = pairs.len();
-    // One part of the free capacity per buffer, in order.
+    // One part of the free capacity per buffer, in order (each behind a lock that only its
+    // own task takes, so that tasks given by index can write it).
     let mut rest = &mut pairs.spare_capacity_mut()[..total];
     let mut parts = Vec::with_capacity(buffers.len());
     for buffer in buffers {
         let (part, tail) = rest.split_at_mut(buffer.len());
-        parts.push(part);
+        parts.push(Mutex::new(part));
         rest = tail;
     }
-    parts.into_par_iter().zip(buffers).for_each(|(part, buffer)| {
-        for (slot, &pair) in part.iter_mut().zip(buffer) {
+    crate::sharing::for_each_index(buffers.len(), |i| {
+        let mut part = parts[i].lock().unwrap_or_else(PoisonError::into_inner);
+        for (slot, &pair) in part.iter_mut().zip(&buffers[i]) {
             slot.write(pair);
         }
     });
@@ -131,12 +134,13 @@ impl HierarchicalHashGrid {
     /// [`find_pairs`](contact_core::BroadPhase::find_pairs): same pairs, same order.
     ///
     /// Runs in the current rayon pool (the global one unless called inside
-    /// [`ThreadPool::install`](rayon::ThreadPool::install)), entering it once per call. A
-    /// detection of a few milliseconds is sensitive to where the workers run: on the 2-vCPU
-    /// virtual machines the benchmarks ran on (an Intel and an AMD host), at 10⁵ equal cubes,
-    /// 0.95–1.08× the serial speed in rayon's default pool and 1.27–1.63× in a pool whose
-    /// workers were pinned one per core (the kernel sometimes placed a woken worker on the core
-    /// of the one that woke it); see the parallel section of `docs/results/hhgrid.md`.
+    /// [`ThreadPool::install`](rayon::ThreadPool::install)). Called from a thread outside the
+    /// pool, that thread takes part: it starts on the work at once, and the workers it wakes
+    /// share what is left when they arrive, so that a detection of a few milliseconds does not
+    /// wait for sleeping workers. On the 2-vCPU AMD virtual machine the benchmarks ran on, at
+    /// 10⁵ equal cubes, this took rayon's default pool from 0.96–1.09× the serial speed to
+    /// 1.53–1.76× (six runs each of a scratch driver alternating serial and parallel steps);
+    /// see the parallel section of `docs/results/hhgrid.md` for the benchmark's figures.
     ///
     /// ```
     /// use contact_core::BroadPhase;
@@ -188,16 +192,13 @@ impl HierarchicalHashGrid {
         crate::packed::fill(&mut self.packed, &self.grids, objects, &mut self.packed_positions, parallel);
         let units = self.units(if parallel { CELLS_PER_UNIT } else { usize::MAX });
         if parallel && units.len() > 1 {
-            let buffers: Vec<Vec<(Handle, Handle)>> = units
-                .par_iter()
-                .map(|&unit| {
-                    // Room for 4 pairs per cell (the thesis workload has about 3), so that the
-                    // buffer rarely grows (measured: 3 % of a parallel detection at 10⁵ cubes).
-                    let mut buffer = Vec::with_capacity(4 * CELLS_PER_UNIT);
-                    self.run_unit(unit, filter, &mut buffer);
-                    buffer
-                })
-                .collect();
+            let buffers = crate::sharing::map_indices(units.len(), |i| {
+                // Room for 4 pairs per cell (the thesis workload has about 3), so that the
+                // buffer rarely grows (measured: 3 % of a parallel detection at 10⁵ cubes).
+                let mut buffer = Vec::with_capacity(4 * CELLS_PER_UNIT);
+                self.run_unit(units[i], filter, &mut buffer);
+                buffer
+            });
             concatenate(&buffers, pairs);
         } else {
             for unit in units {

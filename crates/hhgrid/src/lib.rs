@@ -82,6 +82,7 @@ mod memory;
 mod packed;
 mod query;
 mod radix;
+mod sharing;
 
 pub use config::{
     BaseCellSize, HhGridConfig, MAX_CELL_RESERVE, MAX_CELLS_PER_AXIS, MIN_DENSITY, PairOrder, UpdateStrategy,

@@ -34,7 +34,7 @@
 use crate::hash_grid::{EMPTY, HashGrid};
 use crate::hierarchy::{Location, Meta};
 use geometry_core::{Aabb, DVec3};
-use rayon::prelude::*;
+use std::sync::{Mutex, PoisonError};
 
 const _: () = assert!(EMPTY == u32::MAX, "row_of relies on EMPTY exceeding every slot");
 
@@ -235,7 +235,8 @@ impl PackedGrid {
             }
         };
         if parallel && occupied.len() > CHUNK {
-            occupied.par_chunks(CHUNK).enumerate().for_each(|(chunk, cells)| record(chunk * CHUNK, cells));
+            let chunks: Vec<&[crate::hash_grid::OccupiedCell]> = occupied.chunks(CHUNK).collect();
+            crate::sharing::for_each_index(chunks.len(), |chunk| record(chunk * CHUNK, chunks[chunk]));
         } else {
             record(0, occupied);
         }
@@ -346,7 +347,11 @@ pub(crate) fn fill(
     positions.resize(aabbs.len(), 0);
     let shared = SharedSlice::new(positions);
     if parallel {
-        packed.par_iter_mut().zip(grids).for_each(|(p, g)| p.layout(g, shared, true));
+        // (Each grid's lock is taken by its own task only.)
+        let layouts: Vec<Mutex<&mut PackedGrid>> = packed.iter_mut().map(Mutex::new).collect();
+        crate::sharing::for_each_index(grids.len(), |g| {
+            layouts[g].lock().unwrap_or_else(PoisonError::into_inner).layout(&grids[g], shared, true);
+        });
     } else {
         packed.iter_mut().zip(grids).for_each(|(p, g)| p.layout(g, shared, false));
     }
@@ -366,7 +371,8 @@ pub(crate) fn fill(
         }
     };
     if parallel && locations.len() > CHUNK {
-        locations.par_chunks(CHUNK).enumerate().for_each(|(chunk, l)| write(chunk * CHUNK, l));
+        let chunks: Vec<&[Location]> = locations.chunks(CHUNK).collect();
+        crate::sharing::for_each_index(chunks.len(), |chunk| write(chunk * CHUNK, chunks[chunk]));
     } else {
         write(0, locations);
     }
