@@ -139,8 +139,9 @@ impl HierarchicalHashGrid {
     /// share what is left when they arrive, so that a detection of a few milliseconds does not
     /// wait for sleeping workers. On the 2-vCPU AMD virtual machine the benchmarks ran on, at
     /// 10⁵ equal cubes, this took rayon's default pool from 0.96–1.09× the serial speed to
-    /// 1.53–1.76× (six runs each of a scratch driver alternating serial and parallel steps);
-    /// see the parallel section of `docs/results/hhgrid.md` for the benchmark's figures.
+    /// 1.53–1.76× (six runs each of a scratch driver alternating serial and parallel steps),
+    /// and in the benchmark's full run from 1.08× to 1.34× (1.39× to 1.95× at 10⁶); the
+    /// parallel section of `docs/results/hhgrid.md` has the figures of the latest run.
     ///
     /// ```
     /// use contact_core::BroadPhase;
