@@ -54,18 +54,117 @@ pub fn normalize(v: DVec3) -> Option<DVec3> {
 /// overflow or underflow of the squares, and with differences and sums that would overflow
 /// taken at half scale (exact for normal numbers).
 ///
+/// The answer is that of the exact distance of the given `f64` values: a floating-point
+/// comparison decides when the two sides differ by more than its error bound, and near a tie
+/// (touching balls, a point on the sphere) the sign of `|b - a|² - (reach_a + reach_b)²` is
+/// computed exactly, in expansion arithmetic. Rounding alone would say that balls of radii 6
+/// and 15 whose centres lie `(8, 19, -4)` apart, exactly 21, miss.
+///
 /// ```
 /// use geometry_core::{scaled, DVec3};
 /// assert!(scaled::within_reach(DVec3::ZERO, DVec3::new(2e300, 0.0, 0.0), 1e300, 1e300));
 /// assert!(!scaled::within_reach(DVec3::ZERO, DVec3::new(1e-199, 0.0, 0.0), 1e-200, 0.0));
+/// // Touching exactly: |(8, 19, -4)| = 21 = 6 + 15.
+/// assert!(scaled::within_reach(DVec3::new(-2.0, -16.0, 11.0), DVec3::new(6.0, 3.0, 7.0), 6.0, 15.0));
 /// ```
 pub fn within_reach(a: DVec3, b: DVec3, reach_a: f64, reach_b: f64) -> bool {
     let (delta, reach) = (b - a, reach_a + reach_b);
-    if delta.is_finite() && reach.is_finite() {
-        length(delta) <= reach
+    let (a, b, reach_a, reach_b, delta, reach) = if delta.is_finite() && reach.is_finite() {
+        (a, b, reach_a, reach_b, delta, reach)
     } else {
-        length(b * 0.5 - a * 0.5) <= reach_a * 0.5 + reach_b * 0.5
+        // Halving is exact for normal numbers and keeps the comparison.
+        let (a, b, reach_a, reach_b) = (a * 0.5, b * 0.5, reach_a * 0.5, reach_b * 0.5);
+        (a, b, reach_a, reach_b, b - a, reach_a + reach_b)
+    };
+    let distance = length(delta);
+    // Each difference and the sum are within half a unit (relative 2⁻⁵³) of the exact ones,
+    // and `length` adds a few units more: 8 units of the larger side bound the error.
+    let bound = 8.0 * f64::EPSILON * distance.max(reach);
+    if distance > reach + bound {
+        false
+    } else if distance < reach - bound {
+        true
+    } else {
+        exact_reach_sign(a, b, reach_a, reach_b) <= 0
     }
+}
+
+/// The sign (−1, 0 or 1) of `|b - a|² - (reach_a + reach_b)²`, computed exactly from the given
+/// values (finite, with `b - a` and `reach_a + reach_b` finite).
+///
+/// The differences and the sum are split exactly into a rounded value and its error
+/// (Knuth's two-sum), every term of their squares into a product and its error (fused
+/// multiply-add), and the terms are summed into a nonoverlapping expansion (Shewchuk 1997,
+/// "Adaptive precision floating-point arithmetic"), whose largest component carries the sign.
+/// Everything is first scaled by the power of two that brings the largest difference or the
+/// sum near 1 (exact), so that no product overflows and none of ordinary size underflows: the
+/// result is exact as long as every nonzero difference and radius lies within about 2⁴⁵⁰
+/// (10¹³⁵) of the largest of them; smaller ones, whose squares are 2⁻⁹⁰⁰ below the others,
+/// may be rounded.
+fn exact_reach_sign(a: DVec3, b: DVec3, reach_a: f64, reach_b: f64) -> i32 {
+    let parts = [two_sum(b.x, -a.x), two_sum(b.y, -a.y), two_sum(b.z, -a.z), two_sum(reach_a, reach_b)];
+    let largest = parts.iter().map(|&(high, _)| high.abs()).fold(0.0, f64::max);
+    if largest == 0.0 {
+        return 0;
+    }
+    let scale = power_of_two_near_reciprocal(largest);
+    let mut sum: Vec<f64> = Vec::with_capacity(32);
+    for (k, &(high, low)) in parts.iter().enumerate() {
+        let (high, low) = (high * scale, low * scale);
+        // (high + low)² = high² + 2·high·low + low², each product split exactly; the sum's
+        // square is subtracted.
+        let sign = if k == 3 { -1.0 } else { 1.0 };
+        for (x, y, factor) in [(high, high, 1.0), (high, low, 2.0), (low, low, 1.0)] {
+            let (product, error) = two_product(x, y);
+            grow_expansion(&mut sum, sign * factor * product);
+            grow_expansion(&mut sum, sign * factor * error);
+        }
+    }
+    sum.iter().rev().find(|&&c| c != 0.0).map_or(0, |&c| if c > 0.0 { 1 } else { -1 })
+}
+
+/// `a + b` as its rounded value and the exact error (Knuth's two-sum, without branches).
+#[inline]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let sum = a + b;
+    let b_virtual = sum - a;
+    let a_virtual = sum - b_virtual;
+    (sum, (a - a_virtual) + (b - b_virtual))
+}
+
+/// `a · b` as its rounded value and the exact error (exact while neither overflows nor the
+/// error underflows).
+#[inline]
+fn two_product(a: f64, b: f64) -> (f64, f64) {
+    let product = a * b;
+    (product, a.mul_add(b, -product))
+}
+
+/// Adds `x` to the nonoverlapping expansion `expansion` (components in increasing magnitude),
+/// exactly (Shewchuk's GROW-EXPANSION; zero components are kept).
+fn grow_expansion(expansion: &mut Vec<f64>, x: f64) {
+    let mut carry = x;
+    for component in expansion.iter_mut() {
+        let (sum, error) = two_sum(carry, *component);
+        *component = error;
+        carry = sum;
+    }
+    expansion.push(carry);
+}
+
+/// A power of two `s` with `s · x` in `[1, 2)` for a positive finite `x` (capped at 2¹⁰²³, so
+/// below 1 for the smallest subnormals).
+fn power_of_two_near_reciprocal(x: f64) -> f64 {
+    // The exponent of `x`, subnormals included (their leading bit, at position 63 - zeros of
+    // the bit pattern, stands for 2^(position - 1074)).
+    let exponent = if x >= f64::MIN_POSITIVE {
+        ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023
+    } else {
+        -1011 - x.to_bits().leading_zeros() as i32
+    };
+    // 2^-exponent, capped at the largest normal power (subnormal `x` then stays below 1).
+    let e = (-exponent).clamp(-1022, 1023);
+    f64::from_bits(((e + 1023) as u64) << 52)
 }
 
 #[cfg(test)]

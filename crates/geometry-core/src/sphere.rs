@@ -72,7 +72,8 @@ impl Sphere {
         Aabb { min: self.center - r, max: self.center + r }
     }
 
-    /// Whether the two closed balls share a point.
+    /// Whether the two closed balls share a point: touching balls do. Decided for the exact
+    /// values of the centres and radii, also at tangency (see [`crate::scaled::within_reach`]).
     ///
     /// ```
     /// use geometry_core::{Sphere, DVec3};
@@ -84,7 +85,8 @@ impl Sphere {
         crate::scaled::within_reach(self.center, other.center, self.radius, other.radius)
     }
 
-    /// Whether `p` lies in the closed ball.
+    /// Whether `p` lies in the closed ball (exactly, also on the sphere; see
+    /// [`crate::scaled::within_reach`]).
     ///
     /// ```
     /// use geometry_core::{Sphere, DVec3};

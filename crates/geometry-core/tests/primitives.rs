@@ -552,6 +552,88 @@ fn sphere_exact_touching() {
     assert!(!a.contains_point(DVec3::new(0.0, 0.0, 2f64.next_up())));
 }
 
+/// Whether balls `(c1, r1)` and `(c2, r2)` share a point, in exact rational arithmetic on the
+/// given `f64` values.
+fn balls_meet_exactly(c1: DVec3, r1: f64, c2: DVec3, r2: f64) -> bool {
+    let d2 = (0..3).map(|i| (exact(c2[i]) - exact(c1[i])).pow(2)).fold(BigRational::zero(), |s, t| s + t);
+    d2 <= (exact(r1) + exact(r2)).pow(2)
+}
+
+/// Integer vectors whose length is an integer (Pythagorean quadruples), for exactly touching
+/// balls: `(a, b, c, d)` with `a² + b² + c² = d²`.
+const QUADRUPLES: [[i64; 4]; 8] = [
+    [1, 2, 2, 3],
+    [2, 3, 6, 7],
+    [1, 4, 8, 9],
+    [4, 4, 7, 9],
+    [2, 6, 9, 11],
+    [8, 19, -4, 21],
+    [12, 15, 16, 25],
+    [2, 10, 11, 15],
+];
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// Near and at tangency, far from unit scale and off the integers, `intersects` and
+    /// `contains_point` agree with exact rational arithmetic: exactly touching balls (integer
+    /// lengths scaled by a power of two and moved by an offset, so that the differences of the
+    /// stored centres round), and balls a few units in the last place from touching.
+    #[test]
+    fn sphere_intersects_vs_exact_rationals(
+        q in 0usize..QUADRUPLES.len(),
+        signs in [proptest::bool::ANY, proptest::bool::ANY, proptest::bool::ANY],
+        exponent in -60i32..60,
+        offset in vec3(coord()),
+        offset_scale in -20i32..20,
+        split in 0.05..0.95f64,
+        nudge in -4i64..=4,
+        u in unit_vector(),
+    ) {
+        let [x, y, z, d] = QUADRUPLES[q];
+        let flip = |v: i64, s: bool| if s { -v } else { v } as f64;
+        let scale = 2f64.powi(exponent);
+        let delta = DVec3::new(flip(x, signs[0]), flip(y, signs[1]), flip(z, signs[2])) * scale;
+        let c1 = offset * 2f64.powi(offset_scale);
+        let reach = d as f64 * scale;
+        // Radii summing to the reach up to rounding, then nudged by a few units.
+        let r1 = reach * split;
+        let mut r2 = reach - r1;
+        for _ in 0..nudge.abs() {
+            r2 = if nudge > 0 { r2.next_up() } else { r2.next_down() };
+        }
+        for c2 in [c1 + delta, c1 + u * reach] {
+            let a = Sphere::new(c1, r1).unwrap();
+            let b = Sphere::new(c2, r2).unwrap();
+            let expected = balls_meet_exactly(c1, r1, c2, r2);
+            prop_assert_eq!(a.intersects(&b), expected);
+            prop_assert_eq!(b.intersects(&a), expected);
+            let point_inside = balls_meet_exactly(c1, r1 + r2, c2, 0.0);
+            let big = Sphere::new(c1, r1 + r2).unwrap();
+            prop_assert_eq!(big.contains_point(c2), point_inside);
+        }
+    }
+}
+
+#[test]
+fn sphere_touching_found_by_proptest() {
+    // |(8, 19, -4)| = 21 = 6 + 15 exactly; the rounded length came out above 21.
+    let a = Sphere::new(DVec3::new(-2.0, -16.0, 11.0), 6.0).unwrap();
+    let b = Sphere::new(DVec3::new(6.0, 3.0, 7.0), 15.0).unwrap();
+    assert!(a.intersects(&b) && b.intersects(&a));
+    let c = Sphere::new(DVec3::new(6.0, 3.0, 7.0), 15f64.next_down()).unwrap();
+    assert!(!a.intersects(&c) && !c.intersects(&a));
+    // At huge and tiny scales (powers of two keep it exact).
+    for e in [-1000, -500, -100, 100, 500, 900] {
+        let s = 2f64.powi(e);
+        let a = Sphere::new(DVec3::new(-2.0, -16.0, 11.0) * s, 6.0 * s).unwrap();
+        let b = Sphere::new(DVec3::new(6.0, 3.0, 7.0) * s, 15.0 * s).unwrap();
+        assert!(a.intersects(&b), "touching at 2^{e}");
+        let c = Sphere::new(DVec3::new(6.0, 3.0, 7.0) * s, (15.0 * s).next_down()).unwrap();
+        assert!(!a.intersects(&c), "apart at 2^{e}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Ellipsoid
 // ---------------------------------------------------------------------------------------------
