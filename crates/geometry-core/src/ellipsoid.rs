@@ -150,6 +150,11 @@ impl Ellipsoid {
 
     /// Whether `p` lies in the closed ellipsoid.
     ///
+    /// Evaluated in floating point through the rotation, so a point within a few units in the
+    /// last place of the surface may be classified either way: `(5, 12, 0)` on the sphere of
+    /// semi-axes 13 comes out just outside. (A ball's [`Sphere::contains_point`](crate::Sphere::contains_point)
+    /// is exact.)
+    ///
     /// ```
     /// use geometry_core::{Ellipsoid, DQuat, DVec3};
     /// assert!(Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap().contains_point(DVec3::X));
