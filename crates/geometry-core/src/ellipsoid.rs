@@ -150,18 +150,66 @@ impl Ellipsoid {
 
     /// Whether `p` lies in the closed ellipsoid.
     ///
-    /// Evaluated in floating point through the rotation, so a point within a few units in the
-    /// last place of the surface may be classified either way: `(5, 12, 0)` on the sphere of
-    /// semi-axes 13 comes out just outside. (A ball's [`Sphere::contains_point`](crate::Sphere::contains_point)
-    /// is exact.)
+    /// For an axis-aligned ellipsoid (orientation the identity, or a half turn about a
+    /// coordinate axis, whose rotation is exact) the answer is that of the exact values, also
+    /// on the surface: a floating-point evaluation decides when it is further than its error
+    /// bound from 1, and the sign of `Σ dᵢ² Π_{j≠i} aⱼ² - Π aⱼ²` (`d = p - c`) is computed in
+    /// exact arithmetic otherwise. Rotated ellipsoids are evaluated in floating point through
+    /// the rotation, which is itself rounded: a point within a few units in the last place of
+    /// their surface may be classified either way.
     ///
     /// ```
     /// use geometry_core::{Ellipsoid, DQuat, DVec3};
     /// assert!(Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap().contains_point(DVec3::X));
+    /// // On the surface: 5² + 12² = 13² (rounding alone gives 1.0000000000000002 > 1).
+    /// let ball = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::splat(13.0)).unwrap();
+    /// assert!(ball.contains_point(DVec3::new(5.0, 12.0, 0.0)));
+    /// assert!(!ball.contains_point(DVec3::new(5.0, 12.0f64.next_up(), 0.0)));
     /// ```
     pub fn contains_point(&self, p: DVec3) -> bool {
-        let local = self.orientation.inverse() * (p - self.center);
-        (local / self.semi_axes).length_squared() <= 1.0
+        if !self.is_axis_aligned() {
+            let local = self.orientation.inverse() * (p - self.center);
+            return (local / self.semi_axes).length_squared() <= 1.0;
+        }
+        // The rotation only flips signs, which the squares drop: no need to apply it (and no
+        // rounding or overflow from doing so).
+        let form = ((p - self.center) / self.semi_axes).length_squared();
+        // Each term carries a few rounding units (the difference, the quotient, the square),
+        // relative to itself; the sum one more. Subnormal offsets or semi-axes round by more
+        // than that relative bound: they take the exact path.
+        let bound = 16.0 * f64::EPSILON * form.max(1.0);
+        let subnormal = |v: DVec3| v.to_array().iter().any(|x| *x != 0.0 && x.abs() < f64::MIN_POSITIVE);
+        if (form - 1.0).abs() > bound && !subnormal(p - self.center) && !subnormal(self.semi_axes) {
+            return form <= 1.0;
+        }
+        self.exact_form_sign(p) <= 0
+    }
+
+    /// Whether the rotation maps each coordinate axis onto itself (up to sign), computed
+    /// exactly by the quaternion product: the identity, or a half turn about an axis.
+    fn is_axis_aligned(&self) -> bool {
+        let q = self.orientation.to_array();
+        q.iter().filter(|&&v| v != 0.0).count() == 1 && q.iter().any(|v| v.abs() == 1.0)
+    }
+
+    /// The sign of `Σ dᵢ² Π_{j≠i} aⱼ² - Π aⱼ²` with `d = p - c`, exactly: the sign of
+    /// `Σ (dᵢ/aᵢ)² - 1` for an axis-aligned ellipsoid (the semi-axes are positive).
+    fn exact_form_sign(&self, p: DVec3) -> i32 {
+        use crate::dyadic::Dyadic;
+        let d: Vec<Dyadic> =
+            (0..3).map(|i| Dyadic::from_f64(p[i]).sub(&Dyadic::from_f64(self.center[i]))).collect();
+        let a2: Vec<Dyadic> = (0..3)
+            .map(|i| {
+                let a = Dyadic::from_f64(self.semi_axes[i]);
+                a.mul(&a)
+            })
+            .collect();
+        let mut form = Dyadic::from_f64(0.0).sub(&a2[0].mul(&a2[1]).mul(&a2[2]));
+        for (i, di) in d.iter().enumerate() {
+            let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+            form = form.add(&di.mul(di).mul(&a2[j]).mul(&a2[k]));
+        }
+        form.signum()
     }
 
     /// Volume `4/3 π a b c`.

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod aabb;
+mod dyadic;
 pub mod ellipsoid;
 pub mod error;
 pub mod generators;

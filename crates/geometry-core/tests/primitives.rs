@@ -763,6 +763,70 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// Axis-aligned ellipsoids (identity or a half turn about an axis) classify points on and a
+    /// few units in the last place from their surface as exact rational arithmetic does:
+    /// integer semi-axes `n·kᵢ` and offsets `kᵢ·xᵢ` with `x₁² + x₂² + x₃² = n²` put the point on
+    /// the surface exactly; the centre moves off the integers (so the stored point rounds) and
+    /// everything is scaled by a power of two.
+    #[test]
+    fn axis_aligned_ellipsoid_contains_point_vs_exact_rationals(
+        q in 0usize..QUADRUPLES.len(),
+        k in [1i64..=9, 1i64..=9, 1i64..=9],
+        signs in [proptest::bool::ANY, proptest::bool::ANY, proptest::bool::ANY],
+        exponent in -60i32..60,
+        centre in vec3(coord()),
+        turn in 0usize..5,
+        nudge in -3i64..=3,
+        axis in 0usize..3,
+    ) {
+        let [x, y, z, n] = QUADRUPLES[q];
+        let scale = 2f64.powi(exponent);
+        let semi = DVec3::new((n * k[0]) as f64, (n * k[1]) as f64, (n * k[2]) as f64) * scale;
+        let flip = |v: i64, s: bool| if s { -v } else { v } as f64;
+        let offset = DVec3::new(flip(k[0] * x, signs[0]), flip(k[1] * y, signs[1]), flip(k[2] * z, signs[2])) * scale;
+        let mut p = centre + offset;
+        for _ in 0..nudge.abs() {
+            p[axis] = if nudge > 0 { p[axis].next_up() } else { p[axis].next_down() };
+        }
+        let orientation = [
+            DQuat::IDENTITY,
+            DQuat::from_xyzw(1.0, 0.0, 0.0, 0.0),
+            DQuat::from_xyzw(0.0, -1.0, 0.0, 0.0),
+            DQuat::from_xyzw(0.0, 0.0, 1.0, 0.0),
+            DQuat::from_xyzw(0.0, 0.0, 0.0, -1.0),
+        ][turn];
+        let e = Ellipsoid::new(centre, orientation, semi).unwrap();
+        let form = (0..3)
+            .map(|i| ((exact(p[i]) - exact(centre[i])) / exact(semi[i])).pow(2))
+            .fold(BigRational::zero(), |s, t| s + t);
+        prop_assert_eq!(e.contains_point(p), form <= BigRational::one());
+    }
+}
+
+#[test]
+fn axis_aligned_ellipsoid_surface_at_extreme_scales() {
+    // 5² + 12² = 13², at subnormal, tiny, unit and huge scales, and with a half turn.
+    for (e, turn) in [
+        (-1074, DQuat::IDENTITY),
+        (-1000, DQuat::from_xyzw(0.0, 1.0, 0.0, 0.0)),
+        (0, DQuat::IDENTITY),
+        (1000, DQuat::from_xyzw(0.0, 0.0, -1.0, 0.0)),
+    ] {
+        // (`powi` underflows to 0 on the way to 2^-1074: the smallest subnormal directly.)
+        let s = if e == -1074 { f64::from_bits(1) } else { 2f64.powi(e) };
+        let ball = Ellipsoid::new(DVec3::ZERO, turn, DVec3::new(13.0, 13.0, 1.0) * s).unwrap();
+        assert!(ball.contains_point(DVec3::new(5.0, 12.0, 0.0) * s), "on the surface at 2^{e}");
+        assert!(!ball.contains_point(DVec3::new(5.0, 13.0, 0.0) * s), "outside at 2^{e}");
+        assert!(
+            !ball.contains_point(DVec3::new(5.0, 12.0, 0.0) * s + DVec3::new(0.0, 0.0, f64::from_bits(1))),
+            "just off at 2^{e}"
+        );
+    }
+}
+
 #[test]
 fn ellipsoid_axis_aligned_cases() {
     let c = DVec3::new(1.0, -2.0, 3.0);
