@@ -147,6 +147,25 @@ impl Segment {
     }
 }
 
+/// The parameter `offset / d` at which the ray crosses a slab's plane, `offset` being the
+/// plane's coordinate minus the origin's (computed exactly up to rounding: a difference of two
+/// `f64` is zero only when they are equal). A nonzero quotient that underflows to zero keeps
+/// its sign as the smallest subnormal: else a plane just behind the origin (`offset = 5e-324`
+/// against `d = -2`) would give `-0.0`, compare equal to the clamp `t >= 0`, and a box wholly
+/// behind the ray would be reported hit at `t = 0`. A true zero (the origin on the plane) stays
+/// zero, so touching still counts.
+#[inline]
+fn crossing(offset: f64, d: f64) -> f64 {
+    let t = offset / d;
+    if t == 0.0 && offset != 0.0 {
+        // The sign of a nonzero quotient: negative when the signs differ.
+        let smallest = f64::from_bits(1);
+        if (offset < 0.0) == (d < 0.0) { smallest } else { -smallest }
+    } else {
+        t
+    }
+}
+
 /// The sub-interval of `[t0, t1]` where `origin + t · dir` lies in the closed box.
 fn slab_interval(origin: DVec3, dir: DVec3, aabb: &Aabb, mut t0: f64, mut t1: f64) -> Option<(f64, f64)> {
     for axis in 0..3 {
@@ -158,7 +177,7 @@ fn slab_interval(origin: DVec3, dir: DVec3, aabb: &Aabb, mut t0: f64, mut t1: f6
             }
             continue;
         }
-        let (mut ta, mut tb) = ((lo - o) / d, (hi - o) / d);
+        let (mut ta, mut tb) = (crossing(lo - o, d), crossing(hi - o, d));
         if ta > tb {
             std::mem::swap(&mut ta, &mut tb);
         }

@@ -337,6 +337,37 @@ proptest! {
         }
     }
 
+    /// Planes a few subnormals from the origin against directions so long that the crossing
+    /// parameters underflow: whether the box is ahead of the ray or behind it must still come
+    /// out as in exact arithmetic (the quotient rounded to `-0.0` once made a box wholly
+    /// behind the ray a hit at `t = 0`). `m = 0` puts the origin on the box's face: touching.
+    #[test]
+    fn ray_slab_vs_exact_rationals_when_crossings_underflow(
+        m in 0u64..64,
+        width in 1u64..1 << 20,
+        box_ahead_on_positive_side in prop::bool::ANY,
+        exponent in 0i32..1000,
+        forwards in prop::bool::ANY,
+    ) {
+        let near = f64::from_bits(m);
+        let far = near + f64::from_bits(1) * width as f64;
+        let (lo, hi) = if box_ahead_on_positive_side { (near, far) } else { (-far, -near) };
+        let b = Aabb::new(DVec3::new(lo, -1.0, -1.0), DVec3::new(hi, 1.0, 1.0)).unwrap();
+        let d = DVec3::new(if forwards { 2f64.powi(exponent) } else { -(2f64.powi(exponent)) }, 0.0, 0.0);
+        let ray = Ray::new(DVec3::ZERO, d).unwrap();
+        let got = ray.intersect_aabb(&b);
+        let expected = exact_interval(DVec3::ZERO, d, &b, BigRational::zero(), None);
+        prop_assert_eq!(got.is_some(), expected.is_some(), "box {:?} direction {:?}: got {:?}", b, d, got);
+        if let (Some((t0, t1)), Some((e0, e1))) = (got, &expected) {
+            prop_assert!(within_one_ulp(t0, e0) && within_one_ulp(t1, e1), "{:?} vs {:?}", (t0, t1), (e0, e1));
+        }
+        // The segment over the same stretch decides alike.
+        let end = d * 2f64.powi(-exponent);
+        let segment = Segment::new(DVec3::ZERO, end).unwrap();
+        let expected = exact_interval(DVec3::ZERO, end, &b, BigRational::zero(), Some(BigRational::one()));
+        prop_assert_eq!(segment.intersects_aabb(&b), expected.is_some());
+    }
+
     #[test]
     fn segment_slab_vs_exact_rationals(b in dyadic_aabb(), p in vec3(dyadic(20)), q in vec3(dyadic(20))) {
         let s = Segment::new(p, q).unwrap();
