@@ -632,6 +632,9 @@ impl HierarchicalHashGrid {
     /// grid's memory in order (fewer cache misses for large grids when detection copies the
     /// cells into its snapshot). Detection visits the cells in index order whatever the lists'
     /// order, so the pairs and their order stay the same; only the memory layout changes.
+    /// Pending updates of [`ClearAndReinsert`](UpdateStrategy::ClearAndReinsert) are applied
+    /// first ([`rebuild`](Self::rebuild)): the reinsertion walks the occupied lists, and the
+    /// order of objects within a cell, hence of the pairs, would otherwise follow the new layout.
     ///
     /// ```
     /// use contact_core::BroadPhase;
@@ -649,6 +652,7 @@ impl HierarchicalHashGrid {
     /// assert_eq!(before, after);
     /// ```
     pub fn optimize_layout(&mut self) {
+        self.rebuild();
         for grid in &mut self.grids {
             grid.sort_occupied(self.config.parallel);
         }
@@ -677,10 +681,12 @@ fn densest_level_cell_size(mut sizes: Vec<f64>, factor: f64) -> Option<f64> {
     if best.0 == 0 {
         return None;
     }
-    // sizes[last] < sizes[first]·f, so [mid/√f, mid·√f) contains both ends.
-    let middle = (sizes[best.1] * sizes[best.2]).sqrt();
+    // sizes[last] < sizes[first]·f, so [mid/√f, mid·√f) contains both ends. (The product of
+    // the square roots, not the root of the product: that underflowed to a cell size of 0 for
+    // sizes below 1e-162, and every level's cell size became NaN.)
+    let middle = sizes[best.1].sqrt() * sizes[best.2].sqrt();
     let c = middle * factor.sqrt();
-    c.is_finite().then_some(c)
+    (c.is_finite() && c > 0.0).then_some(c)
 }
 
 #[cfg(test)]
@@ -698,6 +704,34 @@ mod base_cell_tests {
         assert!((c - (3.0f64 * 4.9 * 2.0).sqrt()).abs() < 1e-12);
         assert!(c / 2.0 <= 3.0 && 4.9 < c);
         assert_eq!(densest_level_cell_size(vec![f64::NAN], 2.0), None);
+    }
+
+    #[test]
+    fn densest_window_of_tiny_sizes_is_a_positive_cell() {
+        for (s, t) in [(1e-200, 1.5e-200), (1e-300, 1.9e-300), (3e-308, 4e-308)] {
+            let c = densest_level_cell_size(vec![s, t], 2.0).unwrap();
+            assert!(c / 2.0 <= s && t < c, "{s} {t}: {c}");
+        }
+    }
+
+    #[test]
+    fn densest_level_after_tiny_objects_keeps_a_working_hierarchy() {
+        // The switch to grids happens with 33 objects of edge 1e-200 in view: the cell size
+        // once underflowed to 0, every level became NaN, and every later object went to the
+        // container tested against everything.
+        let config = HhGridConfig { base_cell_size: BaseCellSize::DensestLevel, ..HhGridConfig::default() };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        for i in 0..33 {
+            let p = DVec3::new(f64::from(i) * 3e-200, 0.0, 0.0);
+            grid.insert(Aabb::new(p, p + DVec3::splat(1e-200)).unwrap()).unwrap();
+        }
+        for i in 0..100 {
+            let p = DVec3::new(f64::from(i % 10), f64::from(i / 10), 5.0) * 2.0;
+            grid.insert(Aabb::new(p, p + DVec3::ONE).unwrap()).unwrap();
+        }
+        let summary = grid.grid_summary();
+        assert!(summary.iter().all(|s| s.1 > 0.0 && s.1.is_finite()), "{summary:?}");
+        assert_eq!(summary.iter().map(|s| s.3).sum::<usize>(), 133, "{summary:?}");
     }
 
     #[test]

@@ -101,7 +101,15 @@ impl HierarchicalHashGrid {
         for &id in self.all_pairs.iter().chain(&self.everywhere) {
             accept(id);
         }
-        match Aabb::new(ray.origin().min(end), ray.origin().max(end)) {
+        // The slab test decides a hit, and it rounds: it can accept a box it enters a few
+        // rounding units beyond the rounded end point `end`. The candidate box is widened by a
+        // bound on both errors (each crossing parameter is within 2 units of its exact value,
+        // `end` within 2 units of `|origin| + |direction|·max_t`; underflowing crossings within
+        // the smallest subnormal), so that culling never drops a box the test accepts: else the
+        // answer for a box entered exactly at `max_t` depended on unrelated objects.
+        let span = ray.origin().abs() + ray.direction().abs() * max_t;
+        let pad = span * (8.0 * f64::EPSILON) + ray.direction().abs() * f64::MIN_POSITIVE + f64::MIN_POSITIVE;
+        match Aabb::new(ray.origin().min(end) - pad, ray.origin().max(end) + pad) {
             Ok(segment_box) => {
                 for grid in &self.grids {
                     for_each_candidate(grid, &segment_box, &mut accept);

@@ -390,6 +390,71 @@ fn ray_query_matches_brute_force() {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A box the slab test enters at exactly `max_t` is hit, whatever else the structure holds.
+    /// The target's near face lies on a cell boundary of the first grid (cells of edge·√2), where
+    /// the rounded end point of the ray may fall one unit short of it: the candidate culling
+    /// once dropped it there, so the answer depended on unrelated objects (grid mode against
+    /// all-pairs mode).
+    #[test]
+    fn ray_entering_a_box_exactly_at_max_t_hits_it(
+        cell_index in 1i32..40,
+        back in 0.05..2.0f64,
+        across in [0.01..0.24f64, 0.01..0.24],
+        slope in [-0.1..0.1f64, -0.1..0.1],
+        length in 0.1..10.0f64,
+        fillers in prop_oneof![Just(0u32), Just(60)],
+    ) {
+        let edge = 0.25;
+        let cube = |p: DVec3| Aabb::new(p, p + DVec3::splat(edge)).unwrap();
+        let face = f64::from(cell_index) * edge * std::f64::consts::SQRT_2;
+        let config = HhGridConfig { all_pairs_threshold: 0, ..HhGridConfig::default() };
+        let mut grid = HierarchicalHashGrid::new(config).unwrap();
+        let target_box = cube(DVec3::new(face, 0.0, 0.0));
+        let target = grid.insert(target_box).unwrap();
+        for i in 0..fillers {
+            let p = DVec3::new(-10.0 + f64::from(i % 8) * 0.36, 3.0 + f64::from(i / 8) * 0.36, 2.0);
+            grid.insert(cube(p)).unwrap();
+        }
+        // A short ray, so that the grid culls by the cells it crosses (a range of cells longer
+        // than the occupied list is not culled at all).
+        let origin = DVec3::new(face - back, across[0], across[1]);
+        let aim = DVec3::new(face + 0.1, origin.y + slope[0], origin.z + slope[1]);
+        let ray = Ray::new(origin, (aim - origin).normalize() * length).unwrap();
+        let Some((max_t, _)) = ray.intersect_aabb(&target_box) else { return Ok(()) };
+        let mut hits = Vec::new();
+        grid.cast_ray(&ray, max_t, &mut hits).unwrap();
+        prop_assert!(hits.contains(&(target, max_t)), "{:?} up to {}: {:?}", ray, max_t, hits);
+    }
+}
+
+#[test]
+fn optimize_layout_keeps_the_pair_order_with_a_rebuild_pending() {
+    // Clear-and-reinsert empties the grids through their occupied lists, which
+    // `optimize_layout` reorders: the pending rebuild must happen before, or the objects of a
+    // cell are reinserted in another order and the pairs come out in another order.
+    let cube = |x: f64| Aabb::new(DVec3::splat(x), DVec3::splat(x + 1.0)).unwrap();
+    let config = HhGridConfig {
+        update_strategy: UpdateStrategy::ClearAndReinsert,
+        all_pairs_threshold: 0,
+        ..HhGridConfig::default()
+    };
+    let mut grid = HierarchicalHashGrid::new(config).unwrap();
+    let a = grid.insert(cube(5.0)).unwrap();
+    grid.insert(cube(0.1)).unwrap();
+    grid.insert(cube(0.5)).unwrap();
+    grid.update(a, cube(0.2)).unwrap();
+    let mut optimized = grid.clone();
+    optimized.optimize_layout();
+    let (mut plain, mut after) = (Vec::new(), Vec::new());
+    grid.find_pairs(&mut plain);
+    optimized.find_pairs(&mut after);
+    assert_eq!(plain.len(), 3);
+    assert_eq!(plain, after);
+}
+
 #[test]
 fn only_static_objects_report_nothing() {
     let mut grid = HierarchicalHashGrid::default();
