@@ -191,7 +191,8 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// [`SimError::Empty`], [`SimError::NonFiniteParticle`], [`SimError::InvalidRadius`],
     /// [`SimError::InvalidMass`], [`SimError::OutsideBox`] (a particle crossing a wall),
     /// [`SimError::BoxTooSmall`] (a periodic side shorter than 3 largest diameters, or than the
-    /// structure needs), [`SimError::Overlap`] naming the first overlapping pair found (deeper than
+    /// structure needs), [`SimError::NoRoomBetweenWalls`] (a particle as wide as the gap between
+    /// two walls), [`SimError::Overlap`] naming the first overlapping pair found (deeper than
     /// [`OVERLAP_TOLERANCE`]), and
     /// [`SimError::InvalidParameter`] for a restitution outside `(0, 1]`, a negative or
     /// non-finite TC duration, horizon or gravity, and a zero TC duration with restitution < 1
@@ -601,7 +602,9 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// `target` is below the current packing fraction or not below 1, or if the compression jams
     /// (more than [`COMPRESSION_COLLISIONS_PER_PARTICLE`] collisions per particle; the radii
     /// reached are kept and the simulation stays usable), and
-    /// [`SimError::BoxTooSmall`] if the grown particles no longer fit the structure.
+    /// [`SimError::BoxTooSmall`] if the grown particles no longer fit the structure or a
+    /// periodic side, [`SimError::NoRoomBetweenWalls`] if the largest grown particle would be at
+    /// least as wide as the gap between two walls (both before any growth).
     pub fn compress(&mut self, target: f64, rate: f64, thermostat_every: u64) -> Result<(), SimError> {
         if !(rate.is_finite() && rate > 0.0) {
             return Err(SimError::InvalidParameter {
@@ -624,7 +627,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         let scale = self.state.radii.at(self.state.now);
         let cap = scale * (target / phi).powf(1.0 / D as f64);
         let diameter = 2.0 * self.state.max_base_radius * cap;
-        check_periodic_sides(&self.state.sim_box, diameter)?;
+        check_sides(&self.state.sim_box, diameter)?;
         let energy = self.state.kinetic_energy();
         let start = self.state.now;
         let end = start + (cap - scale) / (rate * scale);
@@ -883,17 +886,22 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
         let growth = self.state.radius_rate(i) + self.state.radius_rate(k);
         let e = self.restitution(&[self.state.last_collision[i], self.state.last_collision[k]]);
         let (mi, mk) = (self.state.mass[i], self.state.mass[k]);
-        // mi·mk/(mi + mk), written so that it neither overflows (masses of 1e160) nor
-        // underflows to 0 (masses of 1e-170, which left the pair colliding forever).
-        let (light, heavy) = if mi <= mk { (mi, mk) } else { (mk, mi) };
-        let reduced = light / (1.0 + light / heavy);
+        // The change of the relative normal velocity, shared between the two in proportion to
+        // the other's share of the mass: `mk / (mi + mk)` as `1 / (1 + mi / mk)`, which depends
+        // only on the ratio. (Through an impulse divided by each mass, masses or impulses below
+        // f64's normal range lost their precision: masses of 7e-323 and 3e-323 lost a fifth of
+        // the energy, and masses of 5e-324 gave no impulse at all, the pair colliding forever.)
         // Never pull a pair together: rounding can leave u_n a hair above the growth rate.
-        let impulse = collision_impulse(u_n, growth, e, reduced).max(0.0);
+        let change = collision_impulse(u_n, growth, e, 1.0).max(0.0);
+        let (share_i, share_k) = (1.0 / (1.0 + mi / mk), 1.0 / (1.0 + mk / mi));
+        // mi·mk/(mi + mk) for the virial, without overflow (masses of 1e160).
+        let (light, heavy) = if mi <= mk { (mi, mk) } else { (mk, mi) };
+        let impulse = change * (light / (1.0 + light / heavy));
         let before = 0.5
             * (mi * dot(self.state.bodies[i].vel, self.state.bodies[i].vel)
                 + mk * dot(self.state.bodies[k].vel, self.state.bodies[k].vel));
-        self.state.bodies[i].vel = add_scaled(self.state.bodies[i].vel, -impulse / mi, n);
-        self.state.bodies[k].vel = add_scaled(self.state.bodies[k].vel, impulse / mk, n);
+        self.state.bodies[i].vel = add_scaled(self.state.bodies[i].vel, -change * share_i, n);
+        self.state.bodies[k].vel = add_scaled(self.state.bodies[k].vel, change * share_k, n);
         let after = 0.5
             * (mi * dot(self.state.bodies[i].vel, self.state.bodies[i].vel)
                 + mk * dot(self.state.bodies[k].vel, self.state.bodies[k].vel));
@@ -1034,11 +1042,17 @@ fn validate_config<const D: usize>(config: &SimConfig<D>) -> Result<(), SimError
     Ok(())
 }
 
-fn check_periodic_sides<const D: usize>(sim_box: &SimBox<D>, diameter: f64) -> Result<(), SimError> {
+fn check_sides<const D: usize>(sim_box: &SimBox<D>, diameter: f64) -> Result<(), SimError> {
     for a in 0..D {
         let length = sim_box.lengths()[a];
-        if sim_box.periodic_axes()[a] && length < 3.0 * diameter {
-            return Err(SimError::BoxTooSmall { axis: a, length, required: 3.0 * diameter });
+        if sim_box.periodic_axes()[a] {
+            if length < 3.0 * diameter {
+                return Err(SimError::BoxTooSmall { axis: a, length, required: 3.0 * diameter });
+            }
+        } else if length <= diameter {
+            // A particle spanning the gap would touch both walls at once and, once it moved
+            // across, bounce between them infinitely often at one instant.
+            return Err(SimError::NoRoomBetweenWalls { axis: a, length, diameter });
         }
     }
     Ok(())
@@ -1089,7 +1103,7 @@ fn validated_state<const D: usize>(
         }
         max_radius = max_radius.max(p.radius);
     }
-    check_periodic_sides(&sim_box, 2.0 * max_radius)?;
+    check_sides(&sim_box, 2.0 * max_radius)?;
     let n = particles.len();
     let state = State {
         mass: particles.iter().map(|p| p.mass).collect(),

@@ -56,6 +56,18 @@ pub enum SimError {
         /// The axis whose walls it crosses.
         axis: usize,
     },
+    /// The largest particle is at least as wide as the gap between the two walls of an axis
+    /// (at the start, or after the growth a compression asks for): it would touch both walls
+    /// at once and bounce between them infinitely often at one instant.
+    #[error("the walls of axis {axis} are {length} apart; the largest diameter ({diameter}) must be smaller")]
+    NoRoomBetweenWalls {
+        /// The axis.
+        axis: usize,
+        /// The distance between its walls (the box side).
+        length: f64,
+        /// The largest particle diameter.
+        diameter: f64,
+    },
     /// A particle touches a wall at rest while gravity pushes it into the wall: a resting
     /// contact, which an event-driven simulation cannot represent (give it a velocity, or lift
     /// it off the wall).

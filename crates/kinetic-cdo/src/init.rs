@@ -184,6 +184,7 @@ fn maxwell_velocities<const D: usize>(masses: &[f64], kt: f64, rng: &mut ChaCha8
 /// # Errors
 /// [`SimError::InvalidRadius`] for a bad radius, [`SimError::OutsideBox`] (index into `radii`)
 /// for a particle wider than the box between two walls (it would stick out of one),
+/// [`SimError::NoRoomBetweenWalls`] for one exactly as wide (it would touch both at once),
 /// [`SimError::InvalidParameter`] for `kt` not finite or negative,
 /// [`SimError::PackingOutOfReach`] when a particle finds no place after many attempts.
 pub fn random_placement<const D: usize>(
@@ -203,6 +204,10 @@ pub fn random_placement<const D: usize>(
         let periodic = sim_box.periodic_axes();
         if let Some(axis) = (0..D).find(|&a| !periodic[a] && 2.0 * radius > sim_box.lengths()[a]) {
             return Err(SimError::OutsideBox { index, axis });
+        }
+        if let Some(axis) = (0..D).find(|&a| !periodic[a] && 2.0 * radius == sim_box.lengths()[a]) {
+            let length = sim_box.lengths()[axis];
+            return Err(SimError::NoRoomBetweenWalls { axis, length, diameter: 2.0 * radius });
         }
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

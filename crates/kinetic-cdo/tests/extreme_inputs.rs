@@ -308,13 +308,14 @@ fn random_placement_refuses_a_particle_wider_than_the_walls() {
     let narrow = SimBox::new([10.0, 1.0, 10.0], [true, false, true]).unwrap();
     let result = init::random_placement(&narrow, &[0.2, 0.6], init::MassRule::Unit, 1.0, 0);
     assert_eq!(result, Err(SimError::OutsideBox { index: 1, axis: 1 }));
-    // Exactly as wide as the box still fits (touching both walls).
-    let p = init::random_placement(&SimBox::walls([1.0, 4.0]).unwrap(), &[0.5], init::MassRule::Unit, 0.0, 0)
-        .unwrap();
-    assert!(
-        Simulation::new(p, SimBox::walls([1.0, 4.0]).unwrap(), SimConfig::default(), BruteForce::default())
-            .is_ok()
-    );
+    // Exactly as wide as the box: it would touch both walls, and once it moved across, bounce
+    // between them infinitely often at one instant. Refused by both.
+    let walls = SimBox::walls([1.0, 4.0]).unwrap();
+    let result = init::random_placement(&walls, &[0.5], init::MassRule::Unit, 0.0, 0);
+    assert_eq!(result, Err(SimError::NoRoomBetweenWalls { axis: 0, length: 1.0, diameter: 1.0 }));
+    let touching_both = vec![Particle::new([0.5, 2.0], [0.0, 1.0], 0.5, 1.0)];
+    let result = Simulation::new(touching_both, walls, SimConfig::default(), BruteForce::default());
+    assert_eq!(result.err(), Some(SimError::NoRoomBetweenWalls { axis: 0, length: 1.0, diameter: 1.0 }));
 }
 
 // 9.

@@ -599,6 +599,13 @@ fn applicable_errors<const D: usize>(
             );
         }
     }
+    for axis in (0..D).filter(|&a| !periodic[a]) {
+        // A particle as wide as the gap between the walls (one that fits within the overlap
+        // tolerance; wider ones stick out of a wall).
+        if diameter >= lengths[axis] * (1.0 - 1e-12) {
+            add(SimError::NoRoomBetweenWalls { axis, length: lengths[axis], diameter }, false);
+        }
+    }
     for (i, p) in particles.iter().enumerate() {
         for (k, q) in particles.iter().enumerate().skip(i + 1) {
             if valid(p) && valid(q) {
@@ -628,7 +635,10 @@ fn is_applicable(got: &SimError, applicable: &[SimError]) -> bool {
         | (SimError::Overflow { index: a }, SimError::Overflow { index: b })
         | (SimError::InvalidRadius { index: a, .. }, SimError::InvalidRadius { index: b, .. })
         | (SimError::InvalidMass { index: a, .. }, SimError::InvalidMass { index: b, .. })
-        | (SimError::BoxTooSmall { axis: a, .. }, SimError::BoxTooSmall { axis: b, .. }) => a == b,
+        | (SimError::BoxTooSmall { axis: a, .. }, SimError::BoxTooSmall { axis: b, .. })
+        | (SimError::NoRoomBetweenWalls { axis: a, .. }, SimError::NoRoomBetweenWalls { axis: b, .. }) => {
+            a == b
+        }
         (SimError::OutsideBox { index: a, axis: x }, SimError::OutsideBox { index: b, axis: y }) => {
             a == b && x == y
         }
@@ -1351,4 +1361,90 @@ fn laguerre_delaunay_degenerate_inputs() {
             Err(payload) => panic!("side {side}: panicked: {}", panic_message(&*payload)),
         }
     }
+}
+
+/// The velocities a collision leaves depend on the ratio of the masses only: masses of
+/// 7·2⁻¹⁰⁷⁴ and 3·2⁻¹⁰⁷⁴ (subnormal, where an impulse divided by a mass kept a few bits and lost
+/// a fifth of the energy) give bit for bit the velocities of masses 7 and 3, and so do masses
+/// scaled by 2^±600; the closed form of a head-on elastic collision is −0.2 and 1.8.
+#[test]
+fn collision_velocities_depend_on_the_mass_ratio_only() {
+    let after = |scale: f64| {
+        let p = vec![
+            Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 7.0 * scale),
+            Particle::new([3.0, 1.0], [-1.0, 0.0], 0.5, 3.0 * scale),
+        ];
+        let mut sim = Simulation::new(
+            p,
+            SimBox::walls([10.0, 4.0]).unwrap(),
+            SimConfig::default(),
+            BruteForce::default(),
+        )
+        .unwrap();
+        assert_eq!(sim.next_collision().map(|c| c.kind), Some(CollisionKind::Pair(0, 1)));
+        (sim.state().velocity(0), sim.state().velocity(1))
+    };
+    let unit = after(1.0);
+    assert!((unit.0[0] + 0.2).abs() < 1e-15 && (unit.1[0] - 1.8).abs() < 1e-15, "{unit:?}");
+    for scale in [f64::from_bits(1), 2f64.powi(-1060), 2f64.powi(-600), 2f64.powi(600)] {
+        assert_eq!(after(scale), unit, "masses scaled by {scale:e}");
+    }
+}
+
+/// Two particles of the smallest subnormal mass: the reduced mass once rounded to 0, no
+/// impulse passed, and the pair collided forever at one instant.
+#[test]
+fn smallest_masses_still_bounce() {
+    with_timeout(20, "smallest masses", || {
+        let tiny = f64::from_bits(1);
+        let p = vec![
+            Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, tiny),
+            Particle::new([3.0, 1.0], [-1.0, 0.0], 0.5, tiny),
+        ];
+        let mut sim = Simulation::new(
+            p,
+            SimBox::walls([10.0, 4.0]).unwrap(),
+            SimConfig::default(),
+            BruteForce::default(),
+        )
+        .unwrap();
+        assert_eq!(sim.next_collision().map(|c| c.kind), Some(CollisionKind::Pair(0, 1)));
+        assert_eq!((sim.state().velocity(0), sim.state().velocity(1)), ([-1.0, 0.0], [1.0, 0.0]));
+        sim.run(Stop::Time(20.0));
+        assert!(sim.state().now() >= 20.0);
+        assert!(sim.max_overlap() < 1e-9);
+    });
+}
+
+/// A particle as wide as the gap between two walls is refused, at the start and as the target
+/// of a compression (which once grew the particle to span the gap, leaving a state that hit
+/// the two walls alternately forever at one instant).
+#[test]
+fn no_particle_spans_the_gap_between_walls() {
+    let channel = SimBox::walls([10.0, 1.2]).unwrap();
+    let spanning = vec![Particle::new([5.0, 0.6], [1.0, 0.3], 0.6, 1.0)];
+    let result = Simulation::new(spanning, channel, SimConfig::default(), BruteForce::default());
+    assert!(matches!(result, Err(SimError::NoRoomBetweenWalls { axis: 1, .. })), "{result:?}");
+
+    let p = vec![Particle::new([5.0, 0.6], [1.0, 0.3], 0.5, 1.0)];
+    let mut sim = Simulation::new(p, channel, SimConfig::default(), BruteForce::default()).unwrap();
+    let phi = sim.state().packing_fraction();
+    // Radius 0.5 → 0.6 (φ × 1.44) spans the gap of 1.2.
+    let result = sim.compress(phi * 1.44, 0.1, 10);
+    assert!(matches!(result, Err(SimError::NoRoomBetweenWalls { axis: 1, .. })), "{result:?}");
+    assert_eq!(sim.state().packing_fraction(), phi, "a refused compression changed the radii");
+    // The channel across periodic x: the same.
+    let periodic_x = SimBox::new([20.0, 1.2], [true, false]).unwrap();
+    let p: Vec<Particle<2>> =
+        (0..10).map(|i| Particle::new([1.0 + 2.0 * f64::from(i), 0.6], [1.0, 0.3], 0.5, 1.0)).collect();
+    let mut sim =
+        Simulation::new(p, periodic_x, SimConfig::default(), RegularSubdivision::<2>::new()).unwrap();
+    let phi = sim.state().packing_fraction();
+    assert!(matches!(sim.compress(phi * 1.44, 0.1, 10), Err(SimError::NoRoomBetweenWalls { axis: 1, .. })));
+    // Growth that stays below the gap still works, and the clock moves on afterwards.
+    sim.compress(phi * 1.3, 0.1, 10).unwrap();
+    let t = sim.state().now();
+    sim.run(Stop::Collisions(100));
+    assert!(sim.state().now() > t);
+    assert!(sim.max_overlap() < 1e-9);
 }
