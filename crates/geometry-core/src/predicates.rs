@@ -69,6 +69,39 @@ pub fn first_point_outside_exact_range(points: &[crate::DVec3]) -> Option<usize>
     points.iter().position(|p| !p.to_array().iter().all(|&c| in_exact_range(c)))
 }
 
+/// What is wrong with the first unusable point of a batch of query points (see
+/// [`check_query_points`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BadQueryPoint {
+    /// The point at this index has a NaN or infinite coordinate.
+    NonFinite(usize),
+    /// The point at this index is finite but has a coordinate outside [`in_exact_range`].
+    OutOfRange(usize),
+}
+
+/// Checks a batch of query points for the exact predicates: the first non-finite point, or, if
+/// every point is finite, the first one outside the exact range. Non-finite points are looked
+/// for first, over the whole batch, as `PointContainment::contains_batch` requires (the batch
+/// index of the first non-finite point, even after an out-of-range one).
+///
+/// ```
+/// use geometry_core::DVec3;
+/// use geometry_core::predicates::{BadQueryPoint, check_query_points};
+/// let points = [DVec3::ZERO, DVec3::new(1.0, 1e-80, 0.0), DVec3::splat(f64::NAN)];
+/// assert_eq!(check_query_points(&points), Err(BadQueryPoint::NonFinite(2)));
+/// assert_eq!(check_query_points(&points[..2]), Err(BadQueryPoint::OutOfRange(1)));
+/// assert_eq!(check_query_points(&points[..1]), Ok(()));
+/// ```
+///
+/// # Errors
+/// The [`BadQueryPoint`] found.
+pub fn check_query_points(points: &[crate::DVec3]) -> Result<(), BadQueryPoint> {
+    if let Some(index) = points.iter().position(|p| !p.is_finite()) {
+        return Err(BadQueryPoint::NonFinite(index));
+    }
+    first_point_outside_exact_range(points).map_or(Ok(()), |index| Err(BadQueryPoint::OutOfRange(index)))
+}
+
 /// The sign of an exact determinant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Sign {

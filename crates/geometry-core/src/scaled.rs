@@ -14,7 +14,7 @@
 //! assert!((direction - DVec3::new(0.6, 0.8, 0.0)).length() < 1e-15);
 //! ```
 
-use crate::DVec3;
+use crate::{DAffine3, DMat3, DVec3};
 
 /// The Euclidean length of `v`, without overflow or underflow for any finite `v` (infinite only
 /// where the length itself exceeds `f64::MAX`; NaN for a NaN component).
@@ -150,6 +150,61 @@ fn grow_expansion(expansion: &mut Vec<f64>, x: f64) {
         carry = sum;
     }
     expansion.push(carry);
+}
+
+/// The inverse of a finite, invertible affine map, or `None` (not finite, singular, or with an
+/// inverse beyond `f64`'s range).
+///
+/// The linear part is scaled by a power of two (exactly) to entries below 2 before it is
+/// inverted, and the inverse scaled back: inverting through the determinant directly fails for
+/// ordinary maps whose determinant leaves the range, a scale by `1e103` (its determinant
+/// overflows while the cofactors do not, and the inverse came out all zeros) or by `1e-110`
+/// (its determinant underflows to 0).
+///
+/// ```
+/// use geometry_core::{scaled, DAffine3, DVec3};
+/// let pose = DAffine3::from_scale_rotation_translation(DVec3::splat(1e103), Default::default(), DVec3::X);
+/// let inverse = scaled::affine_inverse(&pose).unwrap();
+/// let p = DVec3::new(3e103, 0.0, 0.0);
+/// assert!((inverse.transform_point3(p) - DVec3::new(3.0, 0.0, 0.0)).length() < 1e-15);
+/// assert!(scaled::affine_inverse(&DAffine3::from_scale(DVec3::new(1.0, 0.0, 1.0))).is_none());
+/// ```
+pub fn affine_inverse(pose: &DAffine3) -> Option<DAffine3> {
+    if !pose.is_finite() {
+        return None;
+    }
+    let (normalised, scale) = normalised_linear(&pose.matrix3)?;
+    if normalised.determinant() == 0.0 {
+        return None;
+    }
+    let linear = normalised.inverse() * scale;
+    let inverse = DAffine3::from_mat3_translation(linear, -(linear * pose.translation));
+    inverse.is_finite().then_some(inverse)
+}
+
+/// Whether the linear map `m` reverses orientation (its determinant is negative), judged on
+/// `m` scaled by a power of two, so that the determinant of a tiny or huge reflection neither
+/// underflows to `-0` nor overflows. `false` for a singular or non-finite `m`.
+///
+/// ```
+/// use geometry_core::{scaled, DMat3, DVec3};
+/// let tiny_mirror = DMat3::from_diagonal(DVec3::new(-1e-110, 1e-110, 1e-110));
+/// assert_eq!(tiny_mirror.determinant(), 0.0); // underflowed
+/// assert!(scaled::reverses_orientation(&tiny_mirror));
+/// ```
+pub fn reverses_orientation(m: &DMat3) -> bool {
+    m.is_finite() && normalised_linear(m).is_some_and(|(normalised, _)| normalised.determinant() < 0.0)
+}
+
+/// `m · s` and the power of two `s` that brings `m`'s largest entry into `[1, 2)` (below 1 for
+/// the smallest subnormals), or `None` for a zero matrix.
+fn normalised_linear(m: &DMat3) -> Option<(DMat3, f64)> {
+    let largest = m.to_cols_array().iter().fold(0.0f64, |a, &x| a.max(x.abs()));
+    if largest == 0.0 {
+        return None;
+    }
+    let scale = power_of_two_near_reciprocal(largest);
+    Some((*m * scale, scale))
 }
 
 /// A power of two `s` with `s · x` in `[1, 2)` for a positive finite `x` (capped at 2¹⁰²³, so

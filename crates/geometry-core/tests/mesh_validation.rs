@@ -578,3 +578,48 @@ proptest! {
         prop_assert!(faces_point_away(&moved, |_| t));
     }
 }
+
+/// A mirror at extreme scales still reverses the faces: the determinant of a mirror by 1e-110
+/// (of a mesh of size 1e60) underflows to −0, and the mesh came out inward (found while fixing
+/// pose inversion).
+#[test]
+fn mirrors_at_extreme_scales_keep_the_mesh_outward() {
+    for (size, scale) in [(1e60, 1e-110), (1e-60, 1e110), (1.0, 1e-60), (1.0, 1.0)] {
+        let sphere = octa_sphere(1).unwrap().transformed(&DAffine3::from_scale(DVec3::splat(size))).unwrap();
+        let mirror = DMat3::from_diagonal(DVec3::new(-scale, scale, scale));
+        let moved = sphere.transformed(&DAffine3::from_mat3(mirror)).unwrap();
+        assert!(moved.report().is_outward(), "scale {scale:e}");
+        let proper =
+            sphere.transformed(&DAffine3::from_mat3(DMat3::from_diagonal(DVec3::splat(scale)))).unwrap();
+        assert!(proper.report().is_outward(), "scale {scale:e}");
+    }
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// `scaled::affine_inverse` of a map scaled by `2^k` is the unit-scale inverse scaled by
+    /// `2^-k`, bit for bit (the scalings are exact and the map is normalised the same way), for
+    /// `k` far beyond where the determinant overflows or underflows (|k| > 341; down to −960,
+    /// where entries of a rotation stay normal); and at unit
+    /// scale it inverts.
+    #[test]
+    fn affine_inverse_is_exact_under_power_of_two_scalings(
+        q in unit_quat(),
+        stretch in [0.3..3.0f64, 0.3..3.0, 0.3..3.0],
+        mirror in any::<bool>(),
+        k in -960i32..1000,
+    ) {
+        use geometry_core::scaled::{affine_inverse, reverses_orientation};
+        let mut m = rotation_matrix(q) * DMat3::from_diagonal(DVec3::from_array(stretch));
+        if mirror {
+            m *= DMat3::from_diagonal(DVec3::new(-1.0, 1.0, 1.0));
+        }
+        let unit = affine_inverse(&DAffine3::from_mat3(m)).unwrap();
+        let product = unit.matrix3 * m;
+        prop_assert!((product - DMat3::IDENTITY).to_cols_array().iter().all(|e| e.abs() < 1e-13));
+        let scaled = affine_inverse(&DAffine3::from_mat3(m * 2f64.powi(k))).unwrap();
+        prop_assert_eq!(scaled.matrix3, unit.matrix3 * 2f64.powi(-k));
+        prop_assert_eq!(reverses_orientation(&(m * 2f64.powi(k))), mirror);
+    }
+}

@@ -264,7 +264,9 @@ impl TriMesh {
     /// ```
     pub fn transformed(&self, transform: &DAffine3) -> Result<TriMesh, MeshError> {
         let vertices = self.vertices.iter().map(|&v| transform.transform_point3(v)).collect();
-        let faces = if transform.matrix3.determinant() < 0.0 {
+        // (The sign on the scaled matrix: the determinant of a mirror by 1e-110 underflows to
+        // -0, which left its faces inward.)
+        let faces = if crate::scaled::reverses_orientation(&transform.matrix3) {
             self.faces.iter().map(|&[a, b, c]| [a, c, b]).collect()
         } else {
             self.faces.clone()
