@@ -46,12 +46,12 @@ impl From<contact_core::NonFinitePoint> for RayCrossError {
     }
 }
 
-/// The first point that is not finite ([`RayCrossError::NonFinitePoint`]) or has a coordinate
-/// outside the exact range ([`RayCrossError::PointOutOfRange`]), as an error.
+/// The first point that is not finite ([`RayCrossError::NonFinitePoint`]) or, if all are, the
+/// first with a coordinate outside the exact range ([`RayCrossError::PointOutOfRange`]).
 pub(crate) fn check_points(points: &[geometry_core::DVec3]) -> Result<(), RayCrossError> {
-    match geometry_core::predicates::first_point_outside_exact_range(points) {
-        Some(index) if !points[index].is_finite() => Err(RayCrossError::NonFinitePoint { index }),
-        Some(index) => Err(RayCrossError::PointOutOfRange { index }),
-        None => Ok(()),
-    }
+    use geometry_core::predicates::{BadQueryPoint, check_query_points};
+    check_query_points(points).map_err(|bad| match bad {
+        BadQueryPoint::NonFinite(index) => RayCrossError::NonFinitePoint { index },
+        BadQueryPoint::OutOfRange(index) => RayCrossError::PointOutOfRange { index },
+    })
 }

@@ -2,6 +2,7 @@
 
 use crate::{RayCrossError, RayCrossing};
 use contact_core::{Containment, PointContainment};
+use geometry_core::scaled::affine_inverse;
 use geometry_core::{DAffine3, TriMesh};
 
 /// The vertices of `other` (placed by `other_pose`) that lie inside or on `body` (placed by
@@ -33,16 +34,14 @@ pub fn vertices_inside(
     other: &TriMesh,
     other_pose: &DAffine3,
 ) -> Result<Vec<(u32, Containment)>, RayCrossError> {
-    let valid = |pose: &DAffine3| pose.is_finite() && pose.matrix3.determinant() != 0.0;
-    if !valid(body_pose) || !valid(other_pose) {
+    // (Inverted on the scaled linear part: through the determinant, a pose scaling by 1e103
+    // gave an all-zero inverse and one scaling by 1e-110 was refused as singular.)
+    let world_to_body = affine_inverse(body_pose).ok_or(RayCrossError::InvalidPose)?;
+    if affine_inverse(other_pose).is_none() {
         return Err(RayCrossError::InvalidPose);
     }
     // Map other's vertices into body's frame: to world, then into body's frame (two steps, so
     // that a huge but valid pair of poses overflows only where a vertex really does).
-    let world_to_body = body_pose.inverse();
-    if !world_to_body.is_finite() {
-        return Err(RayCrossError::InvalidPose);
-    }
     let bbox = body.mesh().bounding_box();
     let mut indices = Vec::new();
     let mut points = Vec::new();

@@ -635,6 +635,29 @@ fn brute_vertices_inside(
         .collect()
 }
 
+/// Body poses whose determinant leaves `f64`'s range are still inverted: a scale by 1e103 of a
+/// body of size 1e-40 (the inverse through the overflowing determinant was all zeros, so every
+/// vertex landed on the body's origin and counted as inside), and a scale by 1e-110 of a body of
+/// size 1e45 (refused as singular).
+#[test]
+fn vertices_inside_with_extreme_body_poses() {
+    let other = octa_sphere(1).unwrap();
+    for (size, scale) in [(1e-40, 1e103), (1e45, 1e-110), (1.0, 1e60)] {
+        let mesh = octa_sphere(2).unwrap().transformed(&DAffine3::from_scale(DVec3::splat(size))).unwrap();
+        let body = RayCrossing::new(mesh).unwrap();
+        let body_pose = DAffine3::from_scale(DVec3::splat(scale));
+        let r = size * scale;
+        // The other ball's vertices at half the body's radius, then at three times it.
+        let near = DAffine3::from_scale(DVec3::splat(0.5 * r));
+        let far = DAffine3::from_scale(DVec3::splat(3.0 * r));
+        let inside = vertices_inside(&body, &body_pose, &other, &near).unwrap();
+        assert_eq!(inside.len(), other.vertices().len(), "size {size:e}, pose {scale:e}: {inside:?}");
+        assert!(inside.iter().all(|(_, c)| *c == Inside));
+        let outside = vertices_inside(&body, &body_pose, &other, &far).unwrap();
+        assert!(outside.is_empty(), "size {size:e}, pose {scale:e}: {outside:?}");
+    }
+}
+
 /// Exact poses: every vertex lands on a dyadic point of the body's frame, many on its surface.
 #[test]
 fn vertices_inside_with_exact_poses() {
@@ -828,6 +851,11 @@ fn query_points_outside_the_exact_range() {
     let mut points = lattice(-1.0, 1.0, 0.25);
     points[40] = DVec3::new(1e-300, points[39].y, points[39].z);
     points[90] = DVec3::new(f64::NAN, 0.0, 0.0);
+    // A non-finite point is reported first, wherever it is (the contract of
+    // `PointContainment::contains_batch`); without it, the first point out of range.
+    assert_eq!(modes.fast.contains_batch(&points), Err(RayCrossError::NonFinitePoint { index: 90 }));
+    assert_eq!(modes.paper.contains_batch(&points), Err(RayCrossError::NonFinitePoint { index: 90 }));
+    points[90] = DVec3::ZERO;
     assert_eq!(modes.fast.contains_batch(&points), Err(RayCrossError::PointOutOfRange { index: 40 }));
     assert_eq!(modes.paper.contains_batch(&points), Err(RayCrossError::PointOutOfRange { index: 40 }));
     // The limits themselves are accepted.
