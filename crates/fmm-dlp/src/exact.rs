@@ -49,8 +49,11 @@ pub(crate) fn tan_half_solid_angle_with_lengths(
     let (a, b, c) = (p0 - x, p1 - x, p2 - x);
     let mut numerator = a.dot(b.cross(c));
     let denominator = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
-    // A bound on the rounding error of the triple product (a few ulps of its magnitude).
-    let bound = 8.0 * f64::EPSILON * la * lb * lc;
+    // A bound on the rounding error of the triple product, differences included: Shewchuk's
+    // orient3d bound (7ε + 56ε²)·permanent, with the permanent (the six products |aᵢ bⱼ cₖ|)
+    // at most |a|₁|b|₁|c|₁ ≤ 3√3·|a||b||c|. (Only its sign matters; a point exactly in the
+    // face's plane must reach the exact test.)
+    let bound = 40.0 * f64::EPSILON * la * lb * lc;
     if numerator.abs() <= bound {
         numerator = match orient3d(p0, p1, p2, x) {
             Sign::Zero => return None,
@@ -135,6 +138,13 @@ fn rescale(re: f64, im: f64) -> (f64, f64) {
 /// were most of the cost), into a per-thread buffer; the half angles go into four
 /// [`AngleSum`]s, taking faces in turn, whose totals add.
 pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64 {
+    potential_and_plane(vertices, faces, x).0
+}
+
+/// [`potential`], and whether `x` lies exactly in the plane of some face (a face that
+/// contributed nothing): a point on the surface lies in the plane of the face it is on, so
+/// `false` proves that `x` is on no face, at no extra cost.
+pub(crate) fn potential_and_plane(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> (f64, bool) {
     thread_local! {
         static LENGTHS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -146,6 +156,7 @@ pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64
         // processor busy while one waits (measured per pair: one chain 10.0 ns, two 8.8 ns,
         // four 8.6 ns).
         let mut sums = [AngleSum::new(); 4];
+        let mut in_a_plane = false;
         for (index, f) in faces.iter().enumerate() {
             let [i, j, k] = f.map(|i| i as usize);
             let corners = (vertices[i], vertices[j], vertices[k]);
@@ -157,27 +168,38 @@ pub(crate) fn potential(vertices: &[DVec3], faces: &[[u32; 3]], x: DVec3) -> f64
                 [lengths[i], lengths[j], lengths[k]],
             ) {
                 sums[index % 4].add(n, d);
+            } else {
+                in_a_plane = true;
             }
         }
-        sums.iter().map(AngleSum::total).sum::<f64>() / std::f64::consts::TAU
+        (sums.iter().map(AngleSum::total).sum::<f64>() / std::f64::consts::TAU, in_a_plane)
     })
 }
 
-/// The containment of `x` from its potential `j`, made exact where floating point cannot be: a
-/// point within rounding of an edge, or of the plane of a sliver's face, gets a `J` off by up to
-/// `O(1)` (measured: 0.47 for a point 7e-18 from an edge of a sphere, 0.987 for a point outside
-/// a sliver tetrahedron), so a `j` outside the bands around 0 and 1 is not trusted: such a point
-/// is on the surface if an exact on-triangle test says so, and otherwise classified by an exact
-/// ray-crossing parity (`parity`, built on first use).
-pub(crate) fn exact_containment(mesh: &TriMesh, x: DVec3, j: f64, parity: &Parity) -> Containment {
+/// The containment of `x` from its exact potential, made exact where floating point cannot be.
+///
+/// * A point on the surface is found by an exact on-triangle test, run whenever `x` lies in the
+///   plane of some face. Not only when `J` is far from 0 and 1: at a vertex or an edge whose
+///   interior angle is tiny (the apex of a needle) `J` is within `10⁻⁶` of 0 or 1, and such a
+///   point was classified outside or inside.
+/// * A point within rounding of an edge, or of the plane of a sliver's face, gets a `J` off by
+///   up to `O(1)` (measured: 0.47 for a point 7e-18 from an edge of a sphere, 0.987 for a point
+///   outside a sliver tetrahedron), so a `J` outside the bands around 0 and 1 is not trusted:
+///   such a point off the surface is classified by an exact ray-crossing parity (`parity`,
+///   built on first use).
+pub(crate) fn exact_containment(mesh: &TriMesh, x: DVec3, parity: &Parity) -> Containment {
     let (vertices, faces) = (mesh.vertices(), mesh.faces());
+    let (j, in_a_plane) = potential_and_plane(vertices, faces, x);
+    let on_surface = || {
+        faces.iter().any(|f| {
+            on_triangle(vertices[f[0] as usize], vertices[f[1] as usize], vertices[f[2] as usize], x)
+        })
+    };
+    if in_a_plane && on_surface() {
+        return Containment::OnBoundary;
+    }
     match containment_of(j) {
-        Containment::OnBoundary => {
-            let on_surface = faces.iter().any(|f| {
-                on_triangle(vertices[f[0] as usize], vertices[f[1] as usize], vertices[f[2] as usize], x)
-            });
-            if on_surface { Containment::OnBoundary } else { parity.classify(mesh, x, j) }
-        }
+        Containment::OnBoundary => parity.classify(mesh, x, j),
         decided => decided,
     }
 }

@@ -33,20 +33,22 @@ mod regions;
 pub use classify::{INDICATOR_TOLERANCE, containment_of};
 pub use error::DlpError;
 pub use exact::ExactDlp;
-pub use fmm::{ACCEPTANCE_MARGIN, FmmConfig, FmmDlp, FmmEvaluation, TreeDepth, leaf_size_for};
+pub use fmm::{
+    ACCEPTANCE_MARGIN, FmmConfig, FmmDlp, FmmEvaluation, MIN_ACCEPTANCE_ORDER, TreeDepth, leaf_size_for,
+};
 pub use quadrature::{gauss_legendre, triangle_rule, triangle_rule_of_degree};
 
 use contact_core::{Containment, PointContainment};
 use geometry_core::DVec3;
 
-/// The first point that is not finite ([`DlpError::NonFinitePoint`]) or has a coordinate
-/// outside the exact range ([`DlpError::PointOutOfRange`]), as an error.
+/// The first point that is not finite ([`DlpError::NonFinitePoint`]) or, if all are, the first
+/// with a coordinate outside the exact range ([`DlpError::PointOutOfRange`]).
 pub(crate) fn check_points(points: &[DVec3]) -> Result<(), DlpError> {
-    match geometry_core::predicates::first_point_outside_exact_range(points) {
-        Some(index) if !points[index].is_finite() => Err(DlpError::NonFinitePoint { index }),
-        Some(index) => Err(DlpError::PointOutOfRange { index }),
-        None => Ok(()),
-    }
+    use geometry_core::predicates::{BadQueryPoint, check_query_points};
+    check_query_points(points).map_err(|bad| match bad {
+        BadQueryPoint::NonFinite(index) => DlpError::NonFinitePoint { index },
+        BadQueryPoint::OutOfRange(index) => DlpError::PointOutOfRange { index },
+    })
 }
 
 impl PointContainment for ExactDlp {
@@ -61,18 +63,17 @@ impl PointContainment for ExactDlp {
     /// assert_eq!(dlp.contains(DVec3::X).unwrap(), Containment::OnBoundary); // a mesh vertex
     /// ```
     fn contains(&self, point: DVec3) -> Result<Containment, DlpError> {
-        let j = self.potential(point)?;
-        Ok(exact::exact_containment(self.mesh(), point, j, &self.parity))
+        check_points(&[point])?;
+        Ok(exact::exact_containment(self.mesh(), point, &self.parity))
     }
 
     fn contains_batch(&self, points: &[DVec3]) -> Result<Vec<Containment>, DlpError> {
         use rayon::prelude::*;
-        let potentials = self.potentials(points)?;
+        check_points(points)?;
         Ok(points
             .par_iter()
-            .zip(&potentials)
             .with_min_len(64)
-            .map(|(&x, &j)| exact::exact_containment(self.mesh(), x, j, &self.parity))
+            .map(|&x| exact::exact_containment(self.mesh(), x, &self.parity))
             .collect())
     }
 }

@@ -104,8 +104,6 @@ fn points_outside_the_exact_range_are_refused_with_the_first_index() {
         (vec![(3, DVec3::new(1e155, 0.0, 0.0))], 3),
         (vec![(0, DVec3::new(0.5, 1e-200, 0.0))], 0),
         (vec![(6, DVec3::new(0.0, 0.0, -1e71)), (9, DVec3::new(5e-324, 0.0, 0.0))], 6),
-        // The first bad point decides the kind.
-        (vec![(2, DVec3::new(1e300, 0.0, 0.0)), (4, DVec3::new(f64::NAN, 0.0, 0.0))], 2),
     ] {
         let points = points_with_bad(&bad, 12);
         out_of_range(exact.potentials(&points), index, "ExactDlp::potentials");
@@ -127,9 +125,17 @@ fn points_outside_the_exact_range_are_refused_with_the_first_index() {
         Err(DlpError::PointOutOfRange { index: 0 })
     ));
     assert!(matches!(exact.contains(DVec3::splat(1e-100)), Err(DlpError::PointOutOfRange { index: 0 })));
-    // A non-finite point first is still reported as such.
+    // A non-finite point is reported as such, before or after a point out of range (the
+    // contract of `PointContainment::contains_batch`, followed by every batch method).
     let points = points_with_bad(&[(1, DVec3::new(f64::INFINITY, 0.0, 0.0)), (5, DVec3::splat(1e200))], 8);
     assert_index(fmm.classify(&points), 1, "non-finite before out of range");
+    let points =
+        points_with_bad(&[(2, DVec3::new(1e300, 0.0, 0.0)), (4, DVec3::new(f64::NAN, 0.0, 0.0))], 12);
+    assert_index(exact.potentials(&points), 4, "ExactDlp::potentials");
+    assert_index(exact.contains_batch(&points), 4, "ExactDlp::contains_batch");
+    assert_index(fmm.potentials(&points), 4, "FmmDlp::potentials");
+    assert_index(fmm.classify(&points), 4, "FmmDlp::classify");
+    assert_index(fmm.classify_posed(&pose, &points), 4, "FmmDlp::classify_posed");
 }
 
 #[test]
@@ -189,8 +195,47 @@ fn singular_poses_are_refused() {
     }
     let non_finite = DAffine3::from_translation(DVec3::new(f64::NAN, 0.0, 0.0));
     assert!(fmm.classify_posed(&non_finite, &points).is_err(), "a NaN pose was accepted");
-    // A finite pose whose inverse overflows (its determinant does) is refused as a pose, not
-    // blamed on the points (found by an independent review).
-    let huge = DAffine3::from_scale(DVec3::splat(1e300));
-    assert!(matches!(fmm.classify_posed(&huge, &points), Err(DlpError::InvalidPose)));
+    // A pose whose inverse overflows is refused as a pose, not blamed on the points.
+    let vanishing = DAffine3::from_scale(DVec3::splat(1e-310));
+    assert!(matches!(fmm.classify_posed(&vanishing, &points), Err(DlpError::InvalidPose)));
+}
+
+/// Poses whose determinant overflows or underflows are still invertible: a scale by 1e103
+/// (determinant 1e309) of a body of size 1e-40, and by 1e-110 (1e-330) of one of size 1e45.
+/// The determinant of the first overflowed while its cofactors did not, the inverse came out
+/// all zeros and every point was mapped to the body's origin; the second was refused (found
+/// by an adversarial review).
+#[test]
+fn poses_with_extreme_determinants_are_inverted() {
+    use contact_core::Containment::{Inside, Outside};
+    for (size, scale) in [(1e-40, 1e103), (1e45, 1e-110), (1.0, 1e60), (1.0, 1e-60)] {
+        let body = octa_sphere(3).unwrap().transformed(&DAffine3::from_scale(DVec3::splat(size))).unwrap();
+        let fmm = FmmDlp::new(body, FmmConfig::default()).unwrap();
+        let pose = DAffine3::from_scale(DVec3::splat(scale));
+        let r = size * scale;
+        let world = [
+            DVec3::ZERO,
+            DVec3::new(0.5 * r, 0.0, 0.0),
+            DVec3::new(3.0 * r, 0.0, 0.0),
+            DVec3::new(-2.0 * r, 0.3 * r, 0.0),
+        ];
+        assert_eq!(
+            fmm.classify_posed(&pose, &world).unwrap(),
+            [Inside, Inside, Outside, Outside],
+            "body {size:e}, pose {scale:e}"
+        );
+    }
+}
+
+/// A batch with a point out of the exact range before a non-finite one reports the non-finite
+/// one, as `PointContainment::contains_batch` promises (it reported the first out of range).
+#[test]
+fn non_finite_points_are_reported_before_points_out_of_range() {
+    let exact = ExactDlp::new(octa_sphere(2).unwrap()).unwrap();
+    let fmm = FmmDlp::new(octa_sphere(2).unwrap(), FmmConfig::default()).unwrap();
+    let points = [DVec3::ZERO, DVec3::new(1e-80, 0.0, 0.0), DVec3::new(f64::NAN, 0.0, 0.0)];
+    assert_eq!(exact.contains_batch(&points), Err(DlpError::NonFinitePoint { index: 2 }));
+    assert_eq!(fmm.contains_batch(&points), Err(DlpError::NonFinitePoint { index: 2 }));
+    assert_eq!(fmm.classify(&points), Err(DlpError::NonFinitePoint { index: 2 }));
+    assert_eq!(exact.contains_batch(&points[..2]), Err(DlpError::PointOutOfRange { index: 1 }));
 }

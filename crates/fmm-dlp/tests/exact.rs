@@ -395,3 +395,55 @@ fn points_whose_potential_is_off_by_rounding_are_decided_exactly() {
         assert_eq!(fmm.classify(&[point]).unwrap(), [expected], "{what}: FmmDlp::classify");
     }
 }
+
+/// A needle: the tetrahedron with a base of legs 10⁻³ and a height of 1. At its apex the
+/// interior solid-angle fraction is about 4·10⁻⁸, inside the band where a potential counts as
+/// 0, and the apex was classified outside (and, as a cavity in a cube, inside) instead of on the
+/// boundary (found by an adversarial review).
+fn needle() -> TriMesh {
+    let v =
+        vec![DVec3::ZERO, DVec3::new(1e-3, 0.0, 0.0), DVec3::new(0.0, 1e-3, 0.0), DVec3::new(0.0, 0.0, 1.0)];
+    TriMesh::new(v, vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]]).unwrap()
+}
+
+/// The vertices of a mesh and the midpoints of its edges (exactly on the edges when, as here,
+/// halving is exact).
+fn features(mesh: &TriMesh) -> Vec<DVec3> {
+    let v = mesh.vertices();
+    let mut points = v.to_vec();
+    for f in mesh.faces() {
+        for k in 0..3 {
+            points.push((v[f[k] as usize] + v[f[(k + 1) % 3] as usize]) * 0.5);
+        }
+    }
+    points
+}
+
+#[test]
+fn vertices_and_edges_with_tiny_angles_are_on_the_boundary() {
+    use fmm_dlp::{FmmConfig, FmmDlp};
+    let needle = needle();
+    // The needle as a cavity in a cube: the cube's faces outward, the needle's inward.
+    let cube = unit_cube().transformed(&DAffine3::from_scale(DVec3::splat(4.0))).unwrap();
+    let cube = cube.transformed(&DAffine3::from_translation(DVec3::splat(-2.0))).unwrap();
+    let offset = cube.vertices().len() as u32;
+    let vertices: Vec<DVec3> = cube.vertices().iter().chain(needle.vertices()).copied().collect();
+    let faces: Vec<[u32; 3]> = cube
+        .faces()
+        .iter()
+        .copied()
+        .chain(needle.faces().iter().map(|&[a, b, c]| [a + offset, c + offset, b + offset]))
+        .collect();
+    let cavity = TriMesh::new(vertices, faces).unwrap();
+    for (mesh, what) in [(needle.clone(), "needle"), (cavity, "cavity")] {
+        let points = features(&needle);
+        let exact = ExactDlp::new(mesh.clone()).unwrap();
+        let fmm = FmmDlp::new(mesh, FmmConfig::default()).unwrap();
+        for x in &points {
+            assert_eq!(exact.contains(*x).unwrap(), Containment::OnBoundary, "{what} exact at {x}");
+            assert_eq!(fmm.contains(*x).unwrap(), Containment::OnBoundary, "{what} FMM at {x}");
+        }
+        assert!(exact.contains_batch(&points).unwrap().iter().all(|c| *c == Containment::OnBoundary));
+        assert!(fmm.classify(&points).unwrap().iter().all(|c| *c == Containment::OnBoundary));
+    }
+}

@@ -492,3 +492,31 @@ fn order_for_accuracy_meets_the_request_with_the_least_order() {
     }
     assert!(fmm.order_for_accuracy(&[DVec3::new(3.0, 0.0, 0.0)], 1e-300).is_err());
 }
+
+/// At orders 0 and 1 the farfield is no approximation of the potential (at order 0 it vanishes:
+/// every point deep inside got a potential near 0 and was classified outside, found by an
+/// adversarial review); classification must then rest on the certified bound and the exact
+/// evaluation, and agree with the exact evaluator everywhere.
+#[test]
+fn the_lowest_orders_still_classify_exactly() {
+    let mesh = octa_sphere(5).unwrap();
+    let exact = ExactDlp::new(mesh.clone()).unwrap();
+    // Deep inside (where the farfield carries the potential) and around the surface.
+    let mut points =
+        point_grid(&geometry_core::Aabb::new(DVec3::splat(-0.52), DVec3::splat(0.52)).unwrap(), 8).unwrap();
+    points.extend(
+        point_grid(&geometry_core::Aabb::new(DVec3::splat(-1.3), DVec3::splat(1.3)).unwrap(), 7).unwrap(),
+    );
+    let expected = exact.contains_batch(&points).unwrap();
+    for order in [0, 1, 2] {
+        for group_clear_regions in [true, false] {
+            let config = FmmConfig { order, group_clear_regions, ..FmmConfig::default() };
+            let fmm = FmmDlp::new(mesh.clone(), config).unwrap();
+            assert_eq!(
+                fmm.classify(&points).unwrap(),
+                expected,
+                "order {order}, grouping {group_clear_regions}"
+            );
+        }
+    }
+}
