@@ -29,7 +29,9 @@
 //! [`ContactFunction`]) and in units of a power of two near the pair's largest length, so
 //! rescaling is exact and results do not depend on the absolute scale (a pair scaled by `2^k`
 //! gives bit-identical `F`, `Λ` and normal). `Λ` is found by Brent's method (Woo's,
-//! derivative-free) or by a safeguarded Newton iteration on `S'` (cold-started from a
+//! derivative-free; its answer is checked by the sign of `S'` on both sides, and where `S` is
+//! too flat near its maximum for values to locate `Λ`, at size ratios beyond about `1e12`, the
+//! Newton iteration finishes from it) or by a safeguarded Newton iteration on `S'` (cold-started from a
 //! sphere-based guess that is exact for spheres, or warm-started from the last step through a
 //! [`LambdaCache`]); see [`Method`]. Both work in whichever of `λ`, `1 − λ` puts the maximiser
 //! in `[0, 1/2]`, so that `Λ` is resolved relative to its distance from either end.

@@ -94,6 +94,21 @@ pub(crate) fn brent(
     Err(PwError::NoConvergence { iterations: max_iterations })
 }
 
+/// A point inside the bracket `(low, high)` of the maximiser: its midpoint, or, where the
+/// bracket spans more than four octaves, its geometric middle (from 0, a thousandth of `high`).
+/// `Λ` can be as small as `2^-100`, and far from unit size ratios `S` is so flat that Newton's
+/// steps leave the bracket: halving from ½ then took more than 100 iterations to reach
+/// `Λ = 1e-18`, where splitting in ratio takes about 15.
+fn split(low: f64, high: f64) -> f64 {
+    if low == 0.0 {
+        high * (1.0 / 1024.0)
+    } else if high > 16.0 * low {
+        (low * high).sqrt()
+    } else {
+        0.5 * (low + high)
+    }
+}
+
 /// Where the Newton-type iteration stopped: `Λ`, and `x = H(Λ)⁻¹r` and `F = S(Λ)` carried
 /// over from the last iterate.
 pub(crate) struct NewtonResult {
@@ -131,6 +146,7 @@ pub(crate) fn newton(
     };
     let (mut low, mut high) = (0.0f64, 1.0f64);
     let mut lambda = start;
+    let mut previous_step = 0.0f64;
     for iteration in 1..=max_iterations {
         let local = s.local_expansion(lambda);
         let (slope, curvature) = (local.slope, local.curvature);
@@ -158,11 +174,20 @@ pub(crate) fn newton(
             return Ok(finish(next, iteration, &local, next - lambda));
         }
         let mut next = lambda + step;
-        // Outside the bracket (or NaN from a vanishing curvature): bisect instead.
-        if !(next > low && next < high) {
-            next = 0.5 * (low + high);
+        // Outside the bracket (or NaN from a vanishing curvature), or creeping (a step longer
+        // than the one before, in the same direction: far from unit size ratios S' behaves like
+        // 1/t² on one side of Λ and like a constant on the other, where Newton's steps grow by
+        // half each time, from a start at 0 over 100 iterations to reach Λ = 1e-18): split the
+        // bracket instead.
+        let creeping =
+            previous_step != 0.0 && step.abs() > previous_step.abs() && (step > 0.0) == (previous_step > 0.0);
+        if creeping || !(next > low && next < high) {
+            next = split(low, high);
         }
-        if high - low <= f64::EPSILON {
+        previous_step = next - lambda;
+        // A bracket as narrow as the spacing of doubles at its upper end (relative: with Λ
+        // near 1e-17 an absolute ε stopped a warm start from 3e-16 at 3.7e-17).
+        if high - low <= f64::EPSILON * high {
             let (x, f) = s.solution(next);
             return Ok(NewtonResult { lambda: next, iterations: iteration, x, f });
         }

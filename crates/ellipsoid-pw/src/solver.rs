@@ -135,9 +135,10 @@ impl PerramWertheim {
     /// # Errors
     /// [`PwError::CoincidentCentres`], [`PwError::NonFinite`] (an overflowing centre difference,
     /// distance or contact point), [`PwError::LengthRatioOutOfRange`] (lengths of the pair more
-    /// than `2^100` apart) or [`PwError::NoConvergence`] (e.g. Brent with its default budget
-    /// of 100 evaluations when `Λ` or `1 − Λ` is below about `1e-20`, i.e. size ratios beyond
-    /// about `1e20`).
+    /// than `2^100` apart) or [`PwError::NoConvergence`] (not met in tests: Brent's answer is
+    /// checked by the sign of `S'` on both sides, and where `S` is too flat for its values to
+    /// locate `Λ`, beyond size ratios of about `1e12`, or Brent's budget runs out, the
+    /// safeguarded Newton iteration finishes from Brent's point).
     ///
     /// ```
     /// use ellipsoid_pw::PerramWertheim;
@@ -247,11 +248,23 @@ impl PerramWertheim {
     fn finish(&self, s: &ContactFunction, warm: Option<f64>) -> Result<PwResult, PwError> {
         // The maximisers work in the solver variable t (see `ContactFunction`).
         let (t, iterations, x, f) = match self.method {
-            Method::Brent => {
-                let (t, iterations) = s.maximise_by_brent(self.brent_bits, self.max_iterations)?;
-                let (x, f) = s.solution(t);
-                (t, iterations, x, f)
-            }
+            Method::Brent => match s.maximise_by_brent(self.brent_bits, self.max_iterations) {
+                Ok((t, iterations)) if brackets_the_maximum(s, t, self.brent_bits) => {
+                    let (x, f) = s.solution(t);
+                    (t, iterations + 2, x, f)
+                }
+                // Values alone could not locate Λ: far from unit size ratios `S` is constant
+                // to rounding over a wide stretch around its maximum (spheres of radii 1 and
+                // 1e17: S = 4 to every bit from t = 1e-16 to 1e-2), where Brent stopped at
+                // 30 Λ or ran out of evaluations. The safeguarded Newton iteration, which reads
+                // the sign of S', finishes from Brent's point.
+                brent => {
+                    let (start, spent) =
+                        brent.map_or((s.sphere_guess(), self.max_iterations), |(t, n)| (t, n + 2));
+                    let r = newton(s, start, self.newton_step_tolerance, self.max_iterations)?;
+                    (r.lambda, spent + r.iterations, r.x, r.f)
+                }
+            },
             Method::Newton => {
                 let start = warm.map_or_else(|| s.sphere_guess(), |lambda| s.t_of(lambda));
                 let r = newton(s, start, self.newton_step_tolerance, self.max_iterations)?;
@@ -270,6 +283,15 @@ impl PerramWertheim {
             Err(PwError::NonFinite)
         }
     }
+}
+
+/// Whether `S'` changes sign across Brent's answer `t` at its tolerance, `S'(t − δ) > 0 >
+/// S'(t + δ)` with `δ` 2.5 times Brent's `tol1 = 2^-bits |t| + 1e-300` (its final bracket is
+/// within 2 `tol1` of `t`): the maximum is then proven to lie within `δ` of `t`. Two derivative
+/// evaluations, counted in the result's iterations.
+fn brackets_the_maximum(s: &ContactFunction, t: f64, bits: u32) -> bool {
+    let delta = 2.5 * (0.5f64.powi(bits.clamp(1, 52) as i32) * t.abs() + 1e-300);
+    s.local_expansion((t - delta).max(0.0)).slope > 0.0 && s.local_expansion((t + delta).min(1.0)).slope < 0.0
 }
 
 impl ContactGenerator<Ellipsoid> for PerramWertheim {

@@ -210,3 +210,52 @@ fn lengths_spanning_more_than_the_supported_range_are_refused() {
         }
     }
 }
+
+/// Spheres of radii 1 and `k` at distance `2k` (touching only for `k = 1`): `Λ = 1 / (1 + k)`,
+/// `F = (2k / (1 + k))²`, contact point at `μ = 2k / (1 + k)` on the line from the small
+/// centre. For `k` beyond about 1e12, `S` is constant to rounding over a wide stretch around its
+/// maximum: Brent, which reads values only, returned `Λ = 3.2e-16` instead of 1e-17 at
+/// `k = 1e17` (with the contact point at 0.06 instead of 2) and ran out of evaluations at
+/// 1e14–1e16 (found by an adversarial review). Both orders of the pair.
+#[test]
+fn spheres_of_very_different_sizes_have_the_closed_form_solution() {
+    for k in [1e3, 1e6, 1e9, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e25, 1e29] {
+        let small = ellipsoid(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE);
+        let large = ellipsoid(DVec3::new(2.0 * k, 0.0, 0.0), DQuat::IDENTITY, DVec3::splat(k));
+        let lambda = 1.0 / (1.0 + k);
+        let mu = 2.0 * k / (1.0 + k);
+        for (name, pw) in solvers() {
+            let r = pw.solve(&small, &large).unwrap_or_else(|e| panic!("{name} at {k:e}: {e}"));
+            assert!(rel(r.lambda, lambda) < 1e-7, "{name} at {k:e}: Λ = {:e}", r.lambda);
+            assert!(rel(r.f, mu * mu) < 1e-12, "{name} at {k:e}: F = {}", r.f);
+            assert!(rel(r.point.x, mu) < 1e-7, "{name} at {k:e}: {:?}", r.point);
+            // Warm starts anywhere give the same answer (Newton's bracket once stopped at an
+            // absolute width of ε: from 3e-16 it ended at 3.7e-17 for Λ = 1e-17).
+            for guess in [0.0, 1e-30, 0.3 * lambda, 3.0 * lambda, 30.0 * lambda, 1e-3, 0.5, 1.0] {
+                let warm = pw
+                    .solve_warm(&small, &large, guess)
+                    .unwrap_or_else(|e| panic!("{name} at {k:e} from {guess:e}: {e}"));
+                assert!(
+                    rel(warm.lambda, lambda) < 1e-7,
+                    "{name} at {k:e} from {guess:e}: Λ = {:e}",
+                    warm.lambda
+                );
+            }
+            let r = pw.solve(&large, &small).unwrap_or_else(|e| panic!("{name} at {k:e}, swapped: {e}"));
+            // (Λ near 1 is held to the spacing of doubles there.)
+            let expected = 1.0 - lambda;
+            assert!(
+                (r.lambda - expected).abs() <= 1e-7 * lambda + 2.0 * f64::EPSILON,
+                "{name} at {k:e}, swapped: Λ = {}",
+                r.lambda
+            );
+            // (Here the point is found from the large sphere's centre, 2k away: within a few
+            // rounding units of 2k.)
+            assert!(
+                (r.point.x - mu).abs() <= 1e-7 * mu + 8.0 * f64::EPSILON * 2.0 * k,
+                "{name} at {k:e}, swapped: {:?}",
+                r.point
+            );
+        }
+    }
+}
