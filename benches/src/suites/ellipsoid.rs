@@ -447,7 +447,10 @@ impl Suite for EllipsoidSuite {
              spheres cannot decide (centre distance uniform between the sums of the smallest and of the \
              largest semi-axes, or ±10 % around tangency for spheres, α = 1, whose band is empty; semi-axes \
              (1, u, α) in random order; uniform orientations). **Brent** is \
-             Woo's method (26-bit abscissa tolerance, as boost's `brent_find_minima`); **Newton cold** \
+             Woo's method (26-bit abscissa tolerance, as boost's `brent_find_minima`) followed by a check \
+             Woo does not make: the sign of S' on both sides of its answer, two derivative evaluations \
+             (counted in its iterations, and in its time), with the Newton iteration finishing wherever the check fails (values alone cannot locate Λ when S \
+             is flat to rounding, far from unit size ratios); **Newton cold** \
              starts from the sphere-based guess; **Newton warm** starts from Λ of the same pair one step \
              earlier (B moved by 1 % of its smallest semi-axis and turned by 0.01 rad); the **pre-filter** \
              is `algebraic_separation`. Each time is for the full result (F, Λ, normal, point, u_n), one \

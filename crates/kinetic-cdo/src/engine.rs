@@ -123,7 +123,8 @@ enum ParticleEvent {
 /// When [`Simulation::run`] stops.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Stop {
-    /// After this many more collisions (pairs and walls).
+    /// After this many more collisions (pairs and walls), or earlier when
+    /// [`Simulation::next_collision`] returns `None` (see its quiet-event cutoff).
     Collisions(u64),
     /// At this simulation time.
     Time(f64),
@@ -271,6 +272,16 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// event will ever happen, or if [`QUIET_EVENTS_PER_SLOT`] events per queue slot pass
     /// without a collision (a system that never collides, e.g. one particle in a periodic box,
     /// still crosses cells forever).
+    ///
+    /// The cutoff can also come before a collision that will happen, when the structure has
+    /// that many events of its own before it: a few small particles crossing a box many
+    /// thousand diameters wide, with a structure whose cells do not coarsen where the box is
+    /// empty (measured: one particle of radius 0.1 in a walled square of side 1e4, 5·10⁴ cell
+    /// crossings of the [`SpatialTree`](crate::SpatialTree) before the wall, `None`; likewise
+    /// [`NeighbourLists`](crate::NeighbourLists) for radius 1e-4; in the same case brute force,
+    /// the [`RegularSubdivision`](crate::RegularSubdivision), which caps its cell count, and the
+    /// triangulation found the wall). For very sparse systems prefer those, or
+    /// [`run`](Self::run) with [`Stop::Time`], which has no cutoff.
     pub fn next_collision(&mut self) -> Option<Collision> {
         let limit = QUIET_EVENTS_PER_SLOT * self.queue.slots().max(1) as u64;
         for _ in 0..limit {
