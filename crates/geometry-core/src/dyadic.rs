@@ -44,6 +44,23 @@ impl Dyadic {
         Self { mantissa: &self.mantissa * &other.mantissa, exponent: self.exponent + other.exponent }
     }
 
+    /// The nearest `f64` to within a unit in the last place (truncated to 63 bits first), an
+    /// infinity beyond the range, 0 below it.
+    pub(crate) fn to_f64(&self) -> f64 {
+        let bits = self.mantissa.bits();
+        let shift = bits.saturating_sub(63);
+        let top: i64 = i64::try_from(&self.mantissa >> shift).expect("at most 63 bits");
+        // top · 2^(exponent + shift), scaled in steps that stay within the normal exponents.
+        let mut value = top as f64;
+        let mut exponent = self.exponent + shift as i64;
+        while exponent != 0 && value != 0.0 && value.is_finite() {
+            let step = exponent.clamp(-1000, 1000);
+            value *= f64::from_bits(((step + 1023) as u64) << 52);
+            exponent -= step;
+        }
+        value
+    }
+
     /// −1, 0 or 1.
     pub(crate) fn signum(&self) -> i32 {
         match self.mantissa.sign() {

@@ -128,7 +128,8 @@ impl Ellipsoid {
         r * DMat3::from_diagonal(self.semi_axes * self.semi_axes) * r.transpose()
     }
 
-    /// The tight axis-aligned bounding box: half-width `sqrt(Σ_j R_ij² a_j²)` on world axis `i`.
+    /// The tight axis-aligned bounding box: half-width `sqrt(Σ_j R_ij² a_j²)` on world axis `i`
+    /// (clamped to `±f64::MAX` for an ellipsoid reaching beyond `f64`'s range).
     ///
     /// ```
     /// use geometry_core::{Ellipsoid, DQuat, DVec3};
@@ -145,10 +146,10 @@ impl Ellipsoid {
             crate::scaled::length(rows.y_axis),
             crate::scaled::length(rows.z_axis),
         );
-        Aabb { min: self.center - half, max: self.center + half }
+        crate::sphere::bounded(self.center - half, self.center + half)
     }
 
-    /// Whether `p` lies in the closed ellipsoid.
+    /// Whether `p` lies in the closed ellipsoid; `false` for a non-finite `p`.
     ///
     /// For an axis-aligned ellipsoid (orientation the identity, or a half turn about a
     /// coordinate axis, whose rotation is exact) the answer is that of the exact values, also
@@ -167,6 +168,10 @@ impl Ellipsoid {
     /// assert!(!ball.contains_point(DVec3::new(5.0, 12.0f64.next_up(), 0.0)));
     /// ```
     pub fn contains_point(&self, p: DVec3) -> bool {
+        // A non-finite point is in no ellipsoid (a NaN one tripped a debug assertion).
+        if !p.is_finite() {
+            return false;
+        }
         if !self.is_axis_aligned() {
             let local = self.orientation.inverse() * (p - self.center);
             return (local / self.semi_axes).length_squared() <= 1.0;

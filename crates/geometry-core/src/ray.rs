@@ -143,7 +143,15 @@ impl Segment {
     /// assert!(!Segment::new(DVec3::splat(2.0), DVec3::splat(3.0)).unwrap().intersects_aabb(&b));
     /// ```
     pub fn intersects_aabb(&self, aabb: &Aabb) -> bool {
-        slab_interval(self.a, self.b - self.a, aabb, 0.0, 1.0).is_some()
+        let direction = self.b - self.a;
+        if direction.is_finite() {
+            return slab_interval(self.a, direction, aabb, 0.0, 1.0).is_some();
+        }
+        // `b - a` overflows: the same test at half scale (exact for normal numbers). Else
+        // ∞/∞ made NaN parameters, which `min`/`max` skip, and a box beyond the end was hit.
+        let (a, b) = (self.a * 0.5, self.b * 0.5);
+        let half = Aabb { min: aabb.min * 0.5, max: aabb.max * 0.5 };
+        slab_interval(a, b - a, &half, 0.0, 1.0).is_some()
     }
 }
 

@@ -14,6 +14,7 @@
 //! assert!((direction - DVec3::new(0.6, 0.8, 0.0)).length() < 1e-15);
 //! ```
 
+use crate::dyadic::Dyadic;
 use crate::{DAffine3, DMat3, DVec3};
 
 /// The Euclidean length of `v`, without overflow or underflow for any finite `v` (infinite only
@@ -57,7 +58,7 @@ pub fn normalize(v: DVec3) -> Option<DVec3> {
 /// The answer is that of the exact distance of the given `f64` values: a floating-point
 /// comparison decides when the two sides differ by more than its error bound, and near a tie
 /// (touching balls, a point on the sphere) the sign of `|b - a|² - (reach_a + reach_b)²` is
-/// computed exactly, in expansion arithmetic. Rounding alone would say that balls of radii 6
+/// computed exactly, on the values as dyadic rationals. Rounding alone would say that balls of radii 6
 /// and 15 whose centres lie `(8, 19, -4)` apart, exactly 21, miss.
 ///
 /// ```
@@ -69,12 +70,11 @@ pub fn normalize(v: DVec3) -> Option<DVec3> {
 /// ```
 pub fn within_reach(a: DVec3, b: DVec3, reach_a: f64, reach_b: f64) -> bool {
     let (delta, reach) = (b - a, reach_a + reach_b);
-    let (a, b, reach_a, reach_b, delta, reach) = if delta.is_finite() && reach.is_finite() {
-        (a, b, reach_a, reach_b, delta, reach)
+    let (delta, reach) = if delta.is_finite() && reach.is_finite() {
+        (delta, reach)
     } else {
         // Halving is exact for normal numbers and keeps the comparison.
-        let (a, b, reach_a, reach_b) = (a * 0.5, b * 0.5, reach_a * 0.5, reach_b * 0.5);
-        (a, b, reach_a, reach_b, b - a, reach_a + reach_b)
+        (b * 0.5 - a * 0.5, reach_a * 0.5 + reach_b * 0.5)
     };
     let distance = length(delta);
     // Each difference and the sum are within half a unit (relative 2⁻⁵³) of the exact ones,
@@ -89,67 +89,18 @@ pub fn within_reach(a: DVec3, b: DVec3, reach_a: f64, reach_b: f64) -> bool {
     }
 }
 
-/// The sign (−1, 0 or 1) of `|b - a|² - (reach_a + reach_b)²`, computed exactly from the given
-/// values (finite, with `b - a` and `reach_a + reach_b` finite).
-///
-/// The differences and the sum are split exactly into a rounded value and its error
-/// (Knuth's two-sum), every term of their squares into a product and its error (fused
-/// multiply-add), and the terms are summed into a nonoverlapping expansion (Shewchuk 1997,
-/// "Adaptive precision floating-point arithmetic"), whose largest component carries the sign.
-/// Everything is first scaled by the power of two that brings the largest difference or the
-/// sum near 1 (exact), so that no product overflows and none of ordinary size underflows: the
-/// result is exact as long as every nonzero difference and radius lies within about 2⁴⁵⁰
-/// (10¹³⁵) of the largest of them; smaller ones, whose squares are 2⁻⁹⁰⁰ below the others,
-/// may be rounded.
+/// The sign (−1, 0 or 1) of `|b - a|² - (reach_a + reach_b)²`, computed exactly on the given
+/// finite values as dyadic rationals (big-integer mantissas): exact for every finite input.
+/// (Expansion arithmetic after scaling by a power of two lost the square of a difference's
+/// rounding error when it fell below the subnormals: a point `2⁻⁶⁰¹` off a unit sphere's
+/// centre along x and `2⁻³⁰⁰` along y, at exact distance `1 + 2⁻¹²⁰²`, came out on it.)
 fn exact_reach_sign(a: DVec3, b: DVec3, reach_a: f64, reach_b: f64) -> i32 {
-    let parts = [two_sum(b.x, -a.x), two_sum(b.y, -a.y), two_sum(b.z, -a.z), two_sum(reach_a, reach_b)];
-    let largest = parts.iter().map(|&(high, _)| high.abs()).fold(0.0, f64::max);
-    if largest == 0.0 {
-        return 0;
-    }
-    let scale = power_of_two_near_reciprocal(largest);
-    let mut sum: Vec<f64> = Vec::with_capacity(32);
-    for (k, &(high, low)) in parts.iter().enumerate() {
-        let (high, low) = (high * scale, low * scale);
-        // (high + low)² = high² + 2·high·low + low², each product split exactly; the sum's
-        // square is subtracted.
-        let sign = if k == 3 { -1.0 } else { 1.0 };
-        for (x, y, factor) in [(high, high, 1.0), (high, low, 2.0), (low, low, 1.0)] {
-            let (product, error) = two_product(x, y);
-            grow_expansion(&mut sum, sign * factor * product);
-            grow_expansion(&mut sum, sign * factor * error);
-        }
-    }
-    sum.iter().rev().find(|&&c| c != 0.0).map_or(0, |&c| if c > 0.0 { 1 } else { -1 })
-}
-
-/// `a + b` as its rounded value and the exact error (Knuth's two-sum, without branches).
-#[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let sum = a + b;
-    let b_virtual = sum - a;
-    let a_virtual = sum - b_virtual;
-    (sum, (a - a_virtual) + (b - b_virtual))
-}
-
-/// `a · b` as its rounded value and the exact error (exact while neither overflows nor the
-/// error underflows).
-#[inline]
-fn two_product(a: f64, b: f64) -> (f64, f64) {
-    let product = a * b;
-    (product, a.mul_add(b, -product))
-}
-
-/// Adds `x` to the nonoverlapping expansion `expansion` (components in increasing magnitude),
-/// exactly (Shewchuk's GROW-EXPANSION; zero components are kept).
-fn grow_expansion(expansion: &mut Vec<f64>, x: f64) {
-    let mut carry = x;
-    for component in expansion.iter_mut() {
-        let (sum, error) = two_sum(carry, *component);
-        *component = error;
-        carry = sum;
-    }
-    expansion.push(carry);
+    let exact = Dyadic::from_f64;
+    let square = |x: &Dyadic| x.mul(x);
+    let difference = |k: usize| exact(b[k]).sub(&exact(a[k]));
+    let distance_squared = square(&difference(0)).add(&square(&difference(1))).add(&square(&difference(2)));
+    let reach = exact(reach_a).add(&exact(reach_b));
+    distance_squared.sub(&square(&reach)).signum()
 }
 
 /// The inverse of a finite, invertible affine map, or `None` (not finite, singular, or with an
@@ -209,7 +160,7 @@ fn normalised_linear(m: &DMat3) -> Option<(DMat3, f64)> {
 
 /// A power of two `s` with `s · x` in `[1, 2)` for a positive finite `x` (capped at 2¹⁰²³, so
 /// below 1 for the smallest subnormals).
-fn power_of_two_near_reciprocal(x: f64) -> f64 {
+pub(crate) fn power_of_two_near_reciprocal(x: f64) -> f64 {
     // The exponent of `x`, subnormals included (their leading bit, at position 63 - zeros of
     // the bit pattern, stands for 2^(position - 1074)).
     let exponent = if x >= f64::MIN_POSITIVE {

@@ -61,7 +61,7 @@ impl Sphere {
         self.radius
     }
 
-    /// The tight bounding box.
+    /// The tight bounding box (clamped to `±f64::MAX` for a ball reaching beyond `f64`'s range).
     ///
     /// ```
     /// use geometry_core::{Sphere, DVec3};
@@ -69,7 +69,7 @@ impl Sphere {
     /// ```
     pub fn aabb(&self) -> Aabb {
         let r = DVec3::splat(self.radius);
-        Aabb { min: self.center - r, max: self.center + r }
+        bounded(self.center - r, self.center + r)
     }
 
     /// Whether the two closed balls share a point: touching balls do. Decided for the exact
@@ -86,14 +86,15 @@ impl Sphere {
     }
 
     /// Whether `p` lies in the closed ball (exactly, also on the sphere; see
-    /// [`crate::scaled::within_reach`]).
+    /// [`crate::scaled::within_reach`]); `false` for a non-finite `p`.
     ///
     /// ```
     /// use geometry_core::{Sphere, DVec3};
     /// assert!(Sphere::new(DVec3::ZERO, 1.0).unwrap().contains_point(DVec3::X));
     /// ```
     pub fn contains_point(&self, p: DVec3) -> bool {
-        crate::scaled::within_reach(self.center, p, self.radius, 0.0)
+        // (A non-finite point is in no ball: an infinite or NaN one was reported inside.)
+        p.is_finite() && crate::scaled::within_reach(self.center, p, self.radius, 0.0)
     }
 
     /// Volume `4/3 π r³`.
@@ -106,4 +107,12 @@ impl Sphere {
     pub fn volume(&self) -> f64 {
         4.0 / 3.0 * std::f64::consts::PI * self.radius.powi(3)
     }
+}
+
+/// The box `[min, max]` with its corners clamped to `±f64::MAX`: the bounding box of a body
+/// that reaches beyond `f64`'s range (a ball of radius `1e308` at `1e308`) still holds every
+/// representable point of it, and is a valid [`Aabb`] (its corners were infinite).
+pub(crate) fn bounded(min: DVec3, max: DVec3) -> Aabb {
+    let limit = DVec3::splat(f64::MAX);
+    Aabb { min: min.clamp(-limit, limit), max: max.clamp(-limit, limit) }
 }

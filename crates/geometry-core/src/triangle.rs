@@ -36,7 +36,10 @@ impl Triangle {
 
     /// The point of the (closed) triangle closest to `p`, by the Voronoi regions of its corners
     /// and edges (Ericson, *Real-Time Collision Detection*, §5.1.5). A degenerate triangle gives
-    /// a point of its longest edge's segment or a corner.
+    /// the nearest point of its three edges' segments. Computed relative to `a` and scaled by a
+    /// power of two to unit size (exactly), so a triangle and point scaled by `2^k` give the
+    /// answer scaled by `2^k`, at every scale where the offsets from `a` are normal numbers.
+    /// NaN for a non-finite corner or point.
     ///
     /// ```
     /// use geometry_core::{Triangle, DVec3};
@@ -47,37 +50,23 @@ impl Triangle {
     /// assert_eq!(t.closest_point(DVec3::new(1.0, 1.0, 0.0)), DVec3::new(0.5, 0.5, 0.0));
     /// ```
     pub fn closest_point(&self, p: DVec3) -> DVec3 {
-        let (a, b, c) = (self.a, self.b, self.c);
-        let (ab, ac, ap) = (b - a, c - a, p - a);
-        let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-        if d1 <= 0.0 && d2 <= 0.0 {
-            return a; // corner a's region
+        let (ab, ac, ap) = (self.b - self.a, self.c - self.a, p - self.a);
+        let largest = ab.abs().max(ac.abs()).max(ap.abs()).max_element();
+        if largest == 0.0 {
+            return self.a;
         }
-        let bp = p - b;
-        let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-        if d3 >= 0.0 && d4 <= d3 {
-            return b; // corner b's region
+        if [self.a, self.b, self.c, p].iter().any(|v| !v.is_finite()) {
+            return DVec3::NAN;
         }
-        let vc = d1 * d4 - d3 * d2;
-        if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-            return a + ab * (d1 / (d1 - d3)); // edge ab
+        if !largest.is_finite() {
+            // Offsets beyond f64's range: the same problem at half the size (exact).
+            let half = Self::new(self.a * 0.5, self.b * 0.5, self.c * 0.5);
+            return half.closest_point(p * 0.5) * 2.0;
         }
-        let cp = p - c;
-        let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-        if d6 >= 0.0 && d5 <= d6 {
-            return c; // corner c's region
-        }
-        let vb = d5 * d2 - d1 * d6;
-        if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-            return a + ac * (d2 / (d2 - d6)); // edge ac
-        }
-        let va = d3 * d6 - d5 * d4;
-        if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
-            return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))); // edge bc
-        }
-        // Inside the face: barycentric coordinates from the three sub-areas.
-        let denominator = 1.0 / (va + vb + vc);
-        a + ab * (vb * denominator) + ac * (vc * denominator)
+        // At unit size: products of offsets of 1e-200 underflowed (the answer became corner a)
+        // and of 1e200 overflowed (NaN).
+        let scale = crate::scaled::power_of_two_near_reciprocal(largest);
+        self.a + closest_point_from_origin(ab * scale, ac * scale, ap * scale) / scale
     }
 
     /// The non-normalised normal `(b - a) × (c - a)`, whose length is twice the area.
@@ -167,4 +156,70 @@ impl Triangle {
     pub fn signed_volume_from_origin(&self) -> f64 {
         self.a.dot(self.b.cross(self.c)) / 6.0
     }
+}
+/// The point of the triangle `(0, ab, ac)` closest to `ap` (Ericson's Voronoi regions); for a
+/// degenerate or sliver triangle, the nearest of its edges' closest points and of its interior
+/// least-squares point when that lies on it.
+fn closest_point_from_origin(ab: DVec3, ac: DVec3, ap: DVec3) -> DVec3 {
+    // (At unit size.) The regions are decided by signs of products of nearly cancelling terms,
+    // and for a sliver (sin² of its angle at 0 below 1e-12) they can be wrong: a triangle whose
+    // third corner was a rounding away from its first edge's line gave a point 0.03 off. Every
+    // candidate below lies on the triangle, so the nearest of them is right to rounding.
+    if ab.cross(ac).length_squared() <= 1e-12 * ab.length_squared() * ac.length_squared() {
+        let on_segment = |from: DVec3, to: DVec3| {
+            let edge = to - from;
+            let squared = edge.length_squared();
+            // (Divided only by a nonzero squared length: NaN for coinciding corners before.)
+            let t = if squared > 0.0 { ((ap - from).dot(edge) / squared).clamp(0.0, 1.0) } else { 0.0 };
+            from + edge * t
+        };
+        let (g11, g12, g22) = (ab.length_squared(), ab.dot(ac), ac.length_squared());
+        let (r1, r2) = (ab.dot(ap), ac.dot(ap));
+        let det = g11 * g22 - g12 * g12;
+        let interior = (det > 0.0)
+            .then(|| ((r1 * g22 - r2 * g12) / det, (r2 * g11 - r1 * g12) / det))
+            .filter(|&(u, v)| u >= 0.0 && v >= 0.0 && u + v <= 1.0)
+            .map(|(u, v)| ab * u + ac * v);
+        let candidates = [
+            Some(on_segment(DVec3::ZERO, ab)),
+            Some(on_segment(ab, ac)),
+            Some(on_segment(ac, DVec3::ZERO)),
+            interior,
+        ];
+        return candidates
+            .into_iter()
+            .flatten()
+            .min_by(|x, y| (*x - ap).length_squared().total_cmp(&(*y - ap).length_squared()))
+            .unwrap_or(DVec3::ZERO);
+    }
+    let (a, b, c, p) = (DVec3::ZERO, ab, ac, ap);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a; // corner a's region
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b; // corner b's region
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3)); // edge ab
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c; // corner c's region
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6)); // edge ac
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))); // edge bc
+    }
+    // Inside the face: barycentric coordinates from the three sub-areas.
+    let denominator = 1.0 / (va + vb + vc);
+    a + ab * (vb * denominator) + ac * (vc * denominator)
 }

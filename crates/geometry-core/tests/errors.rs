@@ -582,9 +582,13 @@ fn mesh_coordinates_outside_the_exact_range_are_refused() {
 fn huge_finite_inputs_do_not_panic() {
     let m = f64::MAX;
     assert!(Aabb::new(DVec3::splat(-m), DVec3::splat(m)).is_ok());
+    // Bodies reaching beyond f64's range have valid bounding boxes, clamped to ±f64::MAX (their
+    // corners were infinite, which `Aabb` forbids; found by an adversarial review).
     let s = Sphere::new(DVec3::splat(m), m).unwrap();
+    assert_eq!(s.aabb().validate(), Ok(Aabb { min: DVec3::ZERO, max: DVec3::splat(m) }));
     let _ = (s.aabb(), s.volume(), s.contains_point(DVec3::ZERO));
     let e = Ellipsoid::new(DVec3::splat(-m), DQuat::IDENTITY, DVec3::splat(m)).unwrap();
+    assert_eq!(e.aabb().validate(), Ok(Aabb { min: DVec3::splat(-m), max: DVec3::ZERO }));
     let _ = (e.aabb(), e.contains_point(DVec3::ZERO), e.shape_matrix());
     let r = Ray::new(DVec3::splat(-m), DVec3::splat(m)).unwrap();
     let _ = r.intersect_aabb(&Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap());

@@ -623,3 +623,88 @@ proptest! {
         prop_assert_eq!(reverses_orientation(&(m * 2f64.powi(k))), mirror);
     }
 }
+
+/// Six times the volume of a closed mesh, `Σ a·(b×c)` over its faces, in exact rationals.
+fn exact_six_volume(mesh: &TriMesh) -> num_rational::BigRational {
+    use num_rational::BigRational;
+    let q = |x: f64| BigRational::from_float(x).expect("finite");
+    let v: Vec<[BigRational; 3]> = mesh.vertices().iter().map(|p| p.to_array().map(q)).collect();
+    let mut sum = BigRational::from_integer(0.into());
+    for f in mesh.faces() {
+        let [a, b, c] = f.map(|i| &v[i as usize]);
+        let minor = |i: usize, j: usize| &b[i] * &c[j] - &b[j] * &c[i];
+        sum += &a[0] * minor(1, 2) + &a[1] * minor(2, 0) + &a[2] * minor(0, 1);
+    }
+    sum
+}
+
+/// The orientation verdict against the exact sign of the volume.
+fn check_orientation(mesh: &TriMesh) -> Result<(), TestCaseError> {
+    use num_traits::Signed;
+    let exact = exact_six_volume(mesh);
+    let r = mesh.report();
+    let expected = if exact.is_positive() {
+        1.0
+    } else if exact.is_negative() {
+        -1.0
+    } else {
+        0.0
+    };
+    prop_assert_eq!(r.signed_volume().signum() * f64::from(u8::from(r.signed_volume() != 0.0)), expected);
+    match mesh.require_solid() {
+        Ok(()) => prop_assert!(exact.is_positive()),
+        Err(SolidError::InwardFacing { .. }) => prop_assert!(exact.is_negative()),
+        Err(SolidError::ZeroVolume) => {
+            prop_assert!(exact == num_rational::BigRational::from_integer(0.into()));
+        }
+        Err(e) => prop_assert!(false, "{e:?}"),
+    }
+    prop_assert_eq!(r.is_outward(), exact.is_positive());
+    Ok(())
+}
+
+#[test]
+#[allow(clippy::unreadable_literal, reason = "the reviewer's digits, as printed")]
+fn nearly_flat_tetrahedra_found_by_review() {
+    let faces = vec![[0, 1, 2], [0, 3, 1], [1, 3, 2], [0, 2, 3]];
+    for v in [
+        [
+            DVec3::new(-0.6488278996123134, -0.4908964770052262, 0.9252055592452639),
+            DVec3::new(0.9484894745168053, 0.3824712214046526, -0.14405043693425945),
+            DVec3::new(-0.22278432138633697, 0.4170166733662679, 0.040687454916591204),
+            DVec3::new(0.18737709700374802, 0.0500752022851095, 0.29107202727539166),
+        ],
+        [
+            DVec3::new(-0.013072752631737572, 0.7126511055347473, 0.978246395885161),
+            DVec3::new(0.6066908529823398, 0.01910125082803482, -0.7278023748272333),
+            DVec3::new(0.3630834755149035, 0.5579738916654664, 0.6687408476365868),
+            DVec3::new(0.405005106441303, 0.32757052121722285, 0.0530604635669818),
+        ],
+    ] {
+        let mesh = TriMesh::new(v.to_vec(), faces.clone()).unwrap();
+        check_orientation(&mesh).unwrap();
+        assert!(mesh.require_solid().is_ok(), "{:?}", mesh.report());
+        assert!(mesh.into_outward().unwrap().require_solid().is_ok());
+    }
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// Tetrahedra whose fourth corner lies within a few rounding units of the plane of the
+    /// other three (an affine combination computed in floating point, nudged by 0 to 2⁻⁴⁰):
+    /// the verdicts follow the exact sign of the volume.
+    #[test]
+    fn orientation_of_nearly_flat_tetrahedra_is_exact(
+        corners in [[-1.0..1.0f64, -1.0..1.0, -1.0..1.0], [-1.0..1.0f64, -1.0..1.0, -1.0..1.0], [-1.0..1.0f64, -1.0..1.0, -1.0..1.0]],
+        weights in [0.05..1.0f64, 0.05..1.0],
+        nudge in prop_oneof![Just(0.0f64), -1e-12..1e-12, -(2f64.powi(-40))..2f64.powi(-40)],
+    ) {
+        let [a, b, c] = corners.map(DVec3::from_array);
+        let (u, v) = (weights[0] / 2.0, weights[1] / 2.0);
+        let d = a * u + b * v + c * (1.0 - u - v) + DVec3::splat(nudge);
+        let mesh = TriMesh::new(vec![a, b, c, d], vec![[0, 1, 2], [0, 3, 1], [1, 3, 2], [0, 2, 3]]);
+        prop_assume!(mesh.is_ok());
+        check_orientation(&mesh.unwrap())?;
+    }
+}

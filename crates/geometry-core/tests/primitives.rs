@@ -1162,3 +1162,80 @@ proptest! {
         prop_assert_eq!(scaled_box.max, unit_box.max * s);
     }
 }
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// A triangle and point scaled by `2^k` give the closest point scaled by `2^k`, bit for bit,
+    /// from `2^-900` to `2^900` (products of offsets underflowed at 1e-200, the answer becoming a
+    /// corner, and overflowed at 1e200, NaN; found by an adversarial review).
+    #[test]
+    fn triangle_closest_point_is_scale_invariant(
+        a in vec3(-10.0..10.0f64), b in vec3(-10.0..10.0f64), c in vec3(-10.0..10.0f64), p in vec3(-20.0..20.0f64),
+        k in -900i32..900,
+    ) {
+        let s = 2f64.powi(k);
+        let unit = Triangle::new(a, b, c).closest_point(p);
+        let scaled = Triangle::new(a * s, b * s, c * s).closest_point(p * s);
+        prop_assert_eq!(scaled, unit * s);
+    }
+
+    /// Degenerate triangles (two corners equal, or all three collinear), in every corner order:
+    /// the nearest point of the segment they span (NaN for `a = b` before).
+    #[test]
+    fn degenerate_triangle_closest_point_is_on_its_segment(
+        x in vec3(-10.0..10.0f64), y in vec3(-10.0..10.0f64), p in vec3(-20.0..20.0f64),
+        collinear in any::<bool>(),
+    ) {
+        let z = if collinear { x + (y - x) * 0.25 } else { x };
+        let expected = {
+            let t = ((p - x).dot(y - x) / (y - x).length_squared()).clamp(0.0, 1.0);
+            x + (y - x) * t
+        };
+        for [a, b, c] in [[x, y, z], [x, z, y], [y, x, z], [y, z, x], [z, x, y], [z, y, x]] {
+            let q = Triangle::new(a, b, c).closest_point(p);
+            prop_assert!(q.is_finite(), "{:?}", [a, b, c]);
+            prop_assert!((q - expected).length() <= 1e-12 * (1.0 + p.length()), "{q} vs {expected} for {:?}", [a, b, c]);
+        }
+    }
+}
+
+#[test]
+fn triangle_closest_point_of_coinciding_corners_found_by_review() {
+    let q = Triangle::new(DVec3::ZERO, DVec3::ZERO, DVec3::X).closest_point(DVec3::new(0.5, 1.0, 0.0));
+    assert_eq!(q, DVec3::new(0.5, 0.0, 0.0));
+    assert!(Triangle::new(DVec3::ZERO, DVec3::X, DVec3::Y).closest_point(DVec3::splat(f64::NAN)).is_nan());
+}
+
+/// Cases found by an adversarial review of geometry-core.
+#[test]
+fn boundary_cases_found_by_review() {
+    // A segment whose end-to-end vector overflows, and a box beyond its end.
+    let s = Segment::new(DVec3::new(-1e308, 0.0, 0.0), DVec3::new(1e308, 0.0, 0.0)).unwrap();
+    let beyond = Aabb::new(DVec3::new(1.5e308, -1.0, -1.0), DVec3::new(1.7e308, 1.0, 1.0)).unwrap();
+    assert!(!s.intersects_aabb(&beyond));
+    let crossed = Aabb::new(DVec3::new(0.5e308, -1.0, -1.0), DVec3::new(0.9e308, 1.0, 1.0)).unwrap();
+    assert!(s.intersects_aabb(&crossed));
+    assert!(
+        s.intersects_aabb(&Aabb::new(DVec3::new(1e308, 0.0, 0.0), DVec3::new(1.1e308, 1.0, 1.0)).unwrap())
+    );
+    // A point at exact distance 1 + 2^-1202 from a unit sphere's centre (the square of a
+    // difference's rounding error underflowed, and it came out on the sphere).
+    let (eps, d) = (2f64.powi(-601), 2f64.powi(-300));
+    let ball = Sphere::new(DVec3::new(eps, 0.0, 0.0), 1.0).unwrap();
+    assert!(!ball.contains_point(DVec3::new(1.0, d, 0.0)));
+    assert!(ball.contains_point(DVec3::new(1.0, 0.0, 0.0)));
+    // Non-finite points are in no ball or ellipsoid (one was inside, the other panicked in
+    // debug builds).
+    let unit = Sphere::new(DVec3::ZERO, 1.0).unwrap();
+    let ellipsoid = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap();
+    let rotated = Ellipsoid::new(DVec3::ZERO, DQuat::from_rotation_z(0.3), DVec3::ONE).unwrap();
+    for bad in
+        [DVec3::new(f64::INFINITY, 0.0, 0.0), DVec3::new(f64::NAN, 0.0, 0.0), DVec3::splat(f64::NEG_INFINITY)]
+    {
+        assert!(
+            !unit.contains_point(bad) && !ellipsoid.contains_point(bad) && !rotated.contains_point(bad),
+            "{bad}"
+        );
+    }
+}

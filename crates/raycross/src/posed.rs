@@ -14,7 +14,10 @@ use geometry_core::{DAffine3, TriMesh};
 ///
 /// # Errors
 /// [`RayCrossError::InvalidPose`] for a non-finite or singular pose;
-/// [`RayCrossError::NonFinitePoint`] if a transformed vertex overflows.
+/// [`RayCrossError::NonFinitePoint`] if a transformed vertex overflows;
+/// [`RayCrossError::PointOutOfRange`] if a transformed vertex within `body`'s bounding box has a
+/// coordinate outside the exact range (for example a tiny nonzero one); both name the vertex of
+/// `other`.
 ///
 /// ```
 /// use contact_core::Containment;
@@ -55,6 +58,15 @@ pub fn vertices_inside(
             points.push(p);
         }
     }
-    let classes = body.contains_batch(&points)?;
+    // Errors name the vertex of `other`, not the position among the vertices kept.
+    let classes = body.contains_batch(&points).map_err(|e| match e {
+        RayCrossError::PointOutOfRange { index } => {
+            RayCrossError::PointOutOfRange { index: indices[index] as usize }
+        }
+        RayCrossError::NonFinitePoint { index } => {
+            RayCrossError::NonFinitePoint { index: indices[index] as usize }
+        }
+        other => other,
+    })?;
     Ok(indices.into_iter().zip(classes).filter(|(_, c)| *c != Containment::Outside).collect())
 }

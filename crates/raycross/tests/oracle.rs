@@ -635,6 +635,28 @@ fn brute_vertices_inside(
         .collect()
 }
 
+/// An error about a posed vertex names that vertex of `other` (it named its position among
+/// the vertices inside the body's box; found by an adversarial review).
+#[test]
+fn vertices_inside_errors_name_the_vertex() {
+    let ball = RayCrossing::new(octa_sphere(1).unwrap()).unwrap();
+    let other = TriMesh::new(
+        vec![
+            DVec3::new(5.0, 5.0, 5.0),
+            DVec3::new(6.0, 5.0, 5.0),
+            DVec3::new(5.0, 6.0, 5.0),
+            DVec3::new(0.5, 1e-60, 0.0),
+        ],
+        vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+    )
+    .unwrap();
+    let squash = DAffine3::from_scale(DVec3::new(1.0, 1e-20, 1.0));
+    assert_eq!(
+        vertices_inside(&ball, &DAffine3::IDENTITY, &other, &squash),
+        Err(RayCrossError::PointOutOfRange { index: 3 })
+    );
+}
+
 /// Body poses whose determinant leaves `f64`'s range are still inverted: a scale by 1e103 of a
 /// body of size 1e-40 (the inverse through the overflowing determinant was all zeros, so every
 /// vertex landed on the body's origin and counted as inside), and a scale by 1e-110 of a body of

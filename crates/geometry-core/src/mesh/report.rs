@@ -1,5 +1,6 @@
 //! Topological and geometric facts about a validated mesh.
 
+use crate::dyadic::Dyadic;
 use crate::{Aabb, DVec3, SolidError};
 
 /// What [`TriMesh::new`](crate::TriMesh::new) found out about a mesh that is valid but may not
@@ -33,6 +34,8 @@ pub struct MeshReport {
     inconsistent_edges: usize,
     connected_components: usize,
     signed_volume: f64,
+    /// The exact sign of the signed volume (−1, 0 or 1).
+    volume_sign: i8,
     total_area: f64,
     bounding_box: Aabb,
     face_normals: Vec<DVec3>,
@@ -84,7 +87,8 @@ impl MeshReport {
         // Signed volume relative to the box centre: the same value for a closed mesh, with far
         // less cancellation than relative to a distant origin.
         let origin = bounding_box.center();
-        let mut signed_volume = 0.0;
+        // Six times the volume, with a bound on its rounding error (see `volume_sign`).
+        let (mut six_volume, mut error_bound) = (0.0f64, 0.0f64);
         let mut total_area = 0.0;
         let mut face_normals = Vec::with_capacity(faces.len());
         let mut face_areas = Vec::with_capacity(faces.len());
@@ -98,8 +102,24 @@ impl MeshReport {
             face_normals.push(if len > 0.0 { n / len } else { DVec3::ZERO });
             face_areas.push(0.5 * len);
             total_area += 0.5 * len;
-            signed_volume += pa.dot(pb.cross(pc)) / 6.0;
+            six_volume += pa.dot(pb.cross(pc));
+            // Per face: moving each corner by its rounding in the shift (ε relative: at most
+            // 3ε·|pa||pb||pc|) and the triple product's own rounding (Shewchuk's 7ε times the
+            // permanent) stay within 12ε times the product of the 1-norms, which bounds both
+            // (no square roots); the running sum adds ε·|sum|.
+            let norm = |p: DVec3| p.abs().element_sum();
+            error_bound +=
+                12.0 * f64::EPSILON * norm(pa) * norm(pb) * norm(pc) + f64::EPSILON * six_volume.abs();
         }
+        // The floating-point volume where its sign is certain, else the exact one (rounded):
+        // the rounded sum decided alone, and a nearly flat tetrahedron of exact volume 1e-17
+        // came out inward (and `into_outward` turned it inward), another of zero volume.
+        let (signed_volume, volume_sign) = if six_volume.abs() > 1.01 * error_bound {
+            (six_volume / 6.0, if six_volume > 0.0 { 1 } else { -1 })
+        } else {
+            let exact = exact_six_volume(vertices, faces);
+            (exact.to_f64() / 6.0, exact.signum() as i8)
+        };
 
         Self {
             vertex_count: vertices.len(),
@@ -111,6 +131,7 @@ impl MeshReport {
             inconsistent_edges,
             connected_components,
             signed_volume,
+            volume_sign,
             total_area,
             bounding_box,
             face_normals,
@@ -175,7 +196,7 @@ impl MeshReport {
     /// assert!(!octa_sphere(1).unwrap().flipped().report().is_outward());
     /// ```
     pub fn is_outward(&self) -> bool {
-        self.is_closed() && self.is_consistently_oriented() && self.signed_volume > 0.0
+        self.is_closed() && self.is_consistently_oriented() && self.volume_sign > 0
     }
 
     /// Euler characteristic `V - E + F`, counting only referenced vertices (2 for a sphere,
@@ -186,6 +207,8 @@ impl MeshReport {
     }
 
     /// The enclosed volume, positive for outward faces (meaningful only for closed meshes).
+    /// Its sign is exact (from exact arithmetic where rounding could flip it: a nearly flat
+    /// solid), and so is a zero.
     pub fn signed_volume(&self) -> f64 {
         self.signed_volume
     }
@@ -224,10 +247,10 @@ impl MeshReport {
         if self.inconsistent_edges > 0 {
             return Err(SolidError::InconsistentOrientation { edges: self.inconsistent_edges });
         }
-        if self.signed_volume == 0.0 {
+        if self.volume_sign == 0 {
             return Err(SolidError::ZeroVolume);
         }
-        if self.signed_volume < 0.0 {
+        if self.volume_sign < 0 {
             return Err(SolidError::InwardFacing { signed_volume: self.signed_volume });
         }
         Ok(())
@@ -264,4 +287,18 @@ impl UnionFind {
         self.parent[rb] = ra;
         self.size[ra] += self.size[rb];
     }
+}
+
+/// `Σ a·(b×c)` over the faces `(a, b, c)`, on the exact vertex coordinates: six times the volume
+/// of a closed mesh (independent of the origin in exact arithmetic, so taken about 0).
+fn exact_six_volume(vertices: &[DVec3], faces: &[[u32; 3]]) -> Dyadic {
+    let exact = |v: DVec3| v.to_array().map(Dyadic::from_f64);
+    let mut sum = Dyadic::from_f64(0.0);
+    for &[a, b, c] in faces {
+        let [a, b, c] = [a, b, c].map(|i| exact(vertices[i as usize]));
+        let minor = |i: usize, j: usize| b[i].mul(&c[j]).sub(&b[j].mul(&c[i]));
+        let det = a[0].mul(&minor(1, 2)).add(&a[1].mul(&minor(2, 0))).add(&a[2].mul(&minor(0, 1)));
+        sum = sum.add(&det);
+    }
+    sum
 }
