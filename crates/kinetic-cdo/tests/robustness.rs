@@ -1363,6 +1363,15 @@ fn laguerre_delaunay_degenerate_inputs() {
     }
 }
 
+/// Two disks of masses `m0` and `m1` heading for each other along x in a walled box: their
+/// first collision is head-on, at time 0.5.
+fn head_on(m0: f64, m1: f64) -> Simulation<2, BruteForce> {
+    let p =
+        vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, m0), Particle::new([3.0, 1.0], [-1.0, 0.0], 0.5, m1)];
+    Simulation::new(p, SimBox::walls([10.0, 4.0]).unwrap(), SimConfig::default(), BruteForce::default())
+        .unwrap()
+}
+
 /// The velocities a collision leaves depend on the ratio of the masses only: masses of
 /// 7·2⁻¹⁰⁷⁴ and 3·2⁻¹⁰⁷⁴ (subnormal, where an impulse divided by a mass kept a few bits and lost
 /// a fifth of the energy) give bit for bit the velocities of masses 7 and 3, and so do masses
@@ -1370,17 +1379,7 @@ fn laguerre_delaunay_degenerate_inputs() {
 #[test]
 fn collision_velocities_depend_on_the_mass_ratio_only() {
     let after = |scale: f64| {
-        let p = vec![
-            Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 7.0 * scale),
-            Particle::new([3.0, 1.0], [-1.0, 0.0], 0.5, 3.0 * scale),
-        ];
-        let mut sim = Simulation::new(
-            p,
-            SimBox::walls([10.0, 4.0]).unwrap(),
-            SimConfig::default(),
-            BruteForce::default(),
-        )
-        .unwrap();
+        let mut sim = head_on(7.0 * scale, 3.0 * scale);
         assert_eq!(sim.next_collision().map(|c| c.kind), Some(CollisionKind::Pair(0, 1)));
         (sim.state().velocity(0), sim.state().velocity(1))
     };
@@ -1397,17 +1396,7 @@ fn collision_velocities_depend_on_the_mass_ratio_only() {
 fn smallest_masses_still_bounce() {
     with_timeout(20, "smallest masses", || {
         let tiny = f64::from_bits(1);
-        let p = vec![
-            Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, tiny),
-            Particle::new([3.0, 1.0], [-1.0, 0.0], 0.5, tiny),
-        ];
-        let mut sim = Simulation::new(
-            p,
-            SimBox::walls([10.0, 4.0]).unwrap(),
-            SimConfig::default(),
-            BruteForce::default(),
-        )
-        .unwrap();
+        let mut sim = head_on(tiny, tiny);
         assert_eq!(sim.next_collision().map(|c| c.kind), Some(CollisionKind::Pair(0, 1)));
         assert_eq!((sim.state().velocity(0), sim.state().velocity(1)), ([-1.0, 0.0], [1.0, 0.0]));
         sim.run(Stop::Time(20.0));
