@@ -74,6 +74,16 @@ pub const ACCEPTANCE_MARGIN: f64 = 0.25;
 /// layer has no monopole), so `J̃` is near 0 for points deep inside and every one of them was
 /// classified outside; at `p = 1` errors of 0.29 were measured. There only the certified bound
 /// accepts `J̃`, and the other points are evaluated exactly.
+///
+/// ```
+/// use contact_core::Containment;
+/// use fmm_dlp::{FmmConfig, FmmDlp};
+/// use geometry_core::{DVec3, generators::octa_sphere};
+/// // Order 0: no farfield at all, yet the classification stays exact.
+/// let fmm = FmmDlp::new(octa_sphere(4).unwrap(), FmmConfig { order: 0, ..FmmConfig::default() }).unwrap();
+/// let points = [DVec3::new(0.1, 0.2, 0.3), DVec3::new(2.0, 0.0, 0.0)];
+/// assert_eq!(fmm.classify(&points).unwrap(), [Containment::Inside, Containment::Outside]);
+/// ```
 pub const MIN_ACCEPTANCE_ORDER: usize = 2;
 
 /// How deep the mesh cluster tree goes (paper §3).

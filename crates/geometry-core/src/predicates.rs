@@ -71,6 +71,13 @@ pub fn first_point_outside_exact_range(points: &[crate::DVec3]) -> Option<usize>
 
 /// What is wrong with the first unusable point of a batch of query points (see
 /// [`check_query_points`]).
+///
+/// ```
+/// use geometry_core::DVec3;
+/// use geometry_core::predicates::{BadQueryPoint, check_query_points};
+/// let far = [DVec3::new(1e100, 0.0, 0.0)];
+/// assert_eq!(check_query_points(&far), Err(BadQueryPoint::OutOfRange(0)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BadQueryPoint {
     /// The point at this index has a NaN or infinite coordinate.
