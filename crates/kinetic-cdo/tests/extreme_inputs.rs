@@ -27,13 +27,18 @@
 //! 15. Gravity along a periodic axis: brute force re-predicted a particle each time it had
 //!     fallen a quarter period, ever more often as everything sped up, until `next_collision`
 //!     gave up (after 149 collisions at g = 1e6 in a box of side 9).
+//! 16. A small particle crossing a huge walled box: the spatial tree and the neighbour lists
+//!     made more cell crossings before its wall hit than `next_collision`'s quiet-event budget,
+//!     which returned `None` although the wall hit was scheduled (the cutoff now applies only
+//!     while no collision is scheduled).
 
 use std::sync::mpsc;
 use std::time::Duration;
 
 use kinetic_cdo::{
     BruteForce, Cdo, Collision, CollisionKind, LaguerreDelaunay, NeighbourLists, Particle,
-    RegularSubdivision, SegmentTrees, SimBox, SimConfig, SimError, Simulation, SnapshotEvery, Stop, init,
+    RegularSubdivision, SegmentTrees, SimBox, SimConfig, SimError, Simulation, SnapshotEvery, SpatialTree,
+    Stop, init,
 };
 
 /// Runs `f` on a thread and panics if it does not finish within `seconds` (a hang).
@@ -668,4 +673,72 @@ fn gravity_along_a_periodic_axis_changes_no_collision() {
             }
         }
     }
+}
+
+// 16.
+
+/// The first collision of one particle crossing a walled box `side` wide along x.
+fn crossing<const D: usize, S: Cdo<D>>(side: f64, radius: f64, structure: S) -> Option<Collision> {
+    let mut position = [side / 2.0; D];
+    position[0] = 1.0;
+    let mut velocity = [0.0; D];
+    velocity[0] = 1.0;
+    let particles = vec![Particle::new(position, velocity, radius, 1.0)];
+    let mut sim =
+        Simulation::new(particles, SimBox::walls([side; D]).unwrap(), SimConfig::default(), structure)
+            .unwrap();
+    sim.next_collision()
+}
+
+/// The wall hit of a small particle crossing a box thousands of diameters wide comes after
+/// 5·10⁴ (spatial tree) or 4·10⁵ (neighbour lists) of the structure's own events; a scheduled collision is certain, so the
+/// quiet-event cutoff must not end the search before it.
+#[test]
+fn a_scheduled_wall_hit_outlasts_the_quiet_event_cutoff() {
+    let expected = |side: f64, radius: f64| Collision {
+        time: side - radius - 1.0,
+        kind: CollisionKind::Wall { particle: 0, axis: 0, high: true },
+    };
+    let close = |found: Option<Collision>, side: f64, radius: f64, label: &str| {
+        let want = expected(side, radius);
+        let got = found.unwrap_or_else(|| panic!("{label}: no collision, expected {want:?}"));
+        assert!(
+            got.kind == want.kind && (got.time - want.time).abs() <= 1e-12 * side,
+            "{label}: {got:?}, expected {want:?}"
+        );
+    };
+    let found = within(120, "crossings", || {
+        [
+            crossing::<2, _>(1e4, 0.1, SpatialTree::new()),
+            crossing::<2, _>(1e4, 0.1, NeighbourLists::default()),
+            crossing::<3, _>(1e4, 0.1, SpatialTree::new()),
+            crossing::<2, _>(1e4, 0.1, BruteForce::default()),
+        ]
+    });
+    close(found[0], 1e4, 0.1, "2D spatial tree");
+    close(found[1], 1e4, 0.1, "2D neighbour lists");
+    close(found[2], 1e4, 0.1, "3D spatial tree");
+    close(found[3], 1e4, 0.1, "2D brute force");
+}
+
+/// The same crossing under a collision budget with frames in time: the run must reach the
+/// wall hit (and write the frames on the way), not end in the quiet stretch before it.
+#[test]
+fn snapshots_reach_a_scheduled_wall_hit() {
+    let particles = vec![Particle::new([1.0, 5.0], [1.0, 0.0], 0.1, 1.0)];
+    let mut sim = Simulation::new(
+        particles,
+        SimBox::walls([1e4, 1e4]).unwrap(),
+        SimConfig::default(),
+        SpatialTree::new(),
+    )
+    .unwrap();
+    let frames = within(120, "snapshots", move || {
+        let mut out = Vec::new();
+        sim.run_with_snapshots(Stop::Collisions(1), SnapshotEvery::Time(1000.0), &mut out).unwrap();
+        assert_eq!(sim.counters().wall_collisions, 1);
+        String::from_utf8(out).unwrap().lines().filter(|l| l.starts_with("P ")).count()
+    });
+    // t = 0, 1000, ..., 9000 before the hit at 9998.9.
+    assert_eq!(frames, 10);
 }
