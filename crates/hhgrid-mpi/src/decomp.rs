@@ -50,7 +50,9 @@ pub fn dims_create(ranks: usize, fixed: [usize; 3]) -> Result<[usize; 3], DistEr
     if ranks == 0 {
         return Err(mismatch());
     }
-    let fixed_product: usize = fixed.iter().filter(|&&d| d > 0).product();
+    // Checked: fixed entries whose product overflows cannot divide `ranks` either.
+    let fixed_product = fixed.iter().filter(|&&d| d > 0).try_fold(1usize, |p, &d| p.checked_mul(d));
+    let Some(fixed_product) = fixed_product else { return Err(mismatch()) };
     if !ranks.is_multiple_of(fixed_product) {
         return Err(mismatch());
     }
@@ -61,15 +63,15 @@ pub fn dims_create(ranks: usize, fixed: [usize; 3]) -> Result<[usize; 3], DistEr
         0 => return Err(mismatch()),
         1 => vec![rest],
         2 => {
-            let b = divisors(rest).into_iter().filter(|&b| b * b <= rest).max().unwrap_or(1);
+            let b = divisors(rest).into_iter().filter(|&b| b <= rest / b).max().unwrap_or(1);
             vec![rest / b, b]
         }
         _ => {
             // Smallest largest factor, then smallest second factor.
             let mut best = [rest, 1, 1];
-            for c in divisors(rest).into_iter().filter(|&c| c * c * c <= rest) {
+            for c in divisors(rest).into_iter().filter(|&c| c <= rest / c / c) {
                 let m = rest / c;
-                for b in divisors(m).into_iter().filter(|&b| b >= c && b * b <= m) {
+                for b in divisors(m).into_iter().filter(|&b| b >= c && b <= m / b) {
                     let candidate = [m / b, b, c];
                     if candidate < best {
                         best = candidate;
@@ -92,10 +94,10 @@ pub fn dims_create(ranks: usize, fixed: [usize; 3]) -> Result<[usize; 3], DistEr
 fn divisors(n: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let mut i = 1;
-    while i * i <= n {
+    while i <= n / i {
         if n.is_multiple_of(i) {
             out.push(i);
-            if i * i != n {
+            if i != n / i {
                 out.push(n / i);
             }
         }
@@ -105,7 +107,9 @@ fn divisors(n: usize) -> Vec<usize> {
     out
 }
 
-/// The simulated box: `[min, max)` per axis, periodic or bounded (walls) per axis.
+/// The simulated box, periodic or bounded (walls) per axis: `[min, max)` on a periodic axis
+/// (`max` is `min` again), `[min, max]` on a bounded one (a point on the upper wall belongs to
+/// the last subdomain).
 ///
 /// ```
 /// use geometry_core::DVec3;
@@ -339,22 +343,30 @@ impl Decomposition {
     }
 
     fn bounds(&self, c: [usize; 3]) -> (DVec3, DVec3) {
-        let extent = self.domain.extent();
-        let at = |axis: usize, i: usize| {
-            if i == self.dims[axis] {
-                self.domain.max[axis]
-            } else {
-                self.domain.min[axis] + extent[axis] * i as f64 / self.dims[axis] as f64
-            }
-        };
+        let at = |axis: usize, i: usize| self.cut(axis, i);
         (
             DVec3::new(at(0, c[0]), at(1, c[1]), at(2, c[2])),
             DVec3::new(at(0, c[0] + 1), at(1, c[1] + 1), at(2, c[2] + 1)),
         )
     }
 
+    /// The `i`-th cut of `axis` (`0..=dims[axis]`): the lower bound of the subdomains at grid
+    /// position `i`, `max` for `i = dims[axis]`. Non-decreasing in `i` (each step rounds
+    /// monotonically), so the subdomains tile the box and [`owner_coords`](Self::owner_coords)
+    /// can settle a point against the very values [`subdomain`](Self::subdomain) reports.
+    fn cut(&self, axis: usize, i: usize) -> f64 {
+        if i == self.dims[axis] {
+            self.domain.max[axis]
+        } else {
+            self.domain.min[axis] + self.domain.extent()[axis] * i as f64 / self.dims[axis] as f64
+        }
+    }
+
     /// The shift (a multiple of the period on periodic axes, zero elsewhere) that brings `p`
-    /// into `[min, max)` on every periodic axis.
+    /// into `[min, max)` on every periodic axis. Where rounding lets no multiple do so (e.g.
+    /// `min = -7.3`, period 20, `p = min - 20`: `p + 20` rounds below `min` and `p + 40` onto
+    /// `max`), the result lies within a rounding of the box, and
+    /// [`owner_coords`](Self::owner_coords) puts it in the edge subdomain.
     ///
     /// ```
     /// use geometry_core::DVec3;
@@ -387,6 +399,9 @@ impl Decomposition {
     /// The grid coordinates of the subdomain holding `p`, or `None` when `p` lies outside the
     /// box on a bounded axis (or is not finite). `p` must already be wrapped on periodic axes
     /// ([`wrap_shift`](Self::wrap_shift)); points outside are clamped to the edge subdomains.
+    /// A point inside the box lies in the [`subdomain`](Self::subdomain) of its owner, compared
+    /// with the very bounds that function returns (lower bound included, upper excluded, but
+    /// the upper wall of a bounded axis belongs to the last subdomain).
     ///
     /// ```
     /// use geometry_core::DVec3;
@@ -394,6 +409,7 @@ impl Decomposition {
     /// let domain = Domain::new(DVec3::ZERO, DVec3::new(40.0, 20.0, 20.0), [false; 3]).unwrap();
     /// let d = Decomposition::new(domain, 2, [0, 0, 0], 3.0).unwrap();
     /// assert_eq!(d.owner_coords(DVec3::new(30.0, 1.0, 1.0)), Some([1, 0, 0]));
+    /// assert_eq!(d.owner_coords(DVec3::new(40.0, 1.0, 1.0)), Some([1, 0, 0])); // on the wall
     /// assert_eq!(d.owner_coords(DVec3::new(-1.0, 1.0, 1.0)), None); // outside a bounded box
     /// ```
     pub fn owner_coords(&self, p: DVec3) -> Option<[usize; 3]> {
@@ -409,7 +425,17 @@ impl Decomposition {
                 return None;
             }
             let t = ((x - self.domain.min[axis]) / extent[axis] * self.dims[axis] as f64).floor();
-            c[axis] = if t <= 0.0 { 0 } else { (t as usize).min(self.dims[axis] - 1) };
+            let mut i = if t <= 0.0 { 0 } else { (t as usize).min(self.dims[axis] - 1) };
+            // The estimate can be a rounding off near a cut: settle it against the cuts
+            // themselves, so that `p` lies in `subdomain(owner(p))` (a step or two for a point
+            // inside the box).
+            while i > 0 && x < self.cut(axis, i) {
+                i -= 1;
+            }
+            while i + 1 < self.dims[axis] && x >= self.cut(axis, i + 1) {
+                i += 1;
+            }
+            c[axis] = i;
         }
         Some(c)
     }
@@ -652,6 +678,62 @@ mod tests {
         assert_eq!(dims_create(8, [2, 2, 2]).unwrap(), [2, 2, 2]);
         assert!(matches!(dims_create(0, [0; 3]), Err(DistError::DimsMismatch { .. })));
         assert!(matches!(dims_create(9, [2, 0, 0]), Err(DistError::DimsMismatch { .. })));
+    }
+
+    /// Fixed entries whose product overflows: a mismatch, not an overflow panic (debug) or a
+    /// wrapped product that "divides" the rank count (release).
+    #[test]
+    fn dims_create_refuses_overflowing_fixed_entries() {
+        for fixed in [[usize::MAX, usize::MAX, 0], [1 << 62, 4, 0], [1 << 32, 1 << 32, 1]] {
+            for ranks in [1, 4, 64] {
+                assert!(
+                    matches!(dims_create(ranks, fixed), Err(DistError::DimsMismatch { .. })),
+                    "{ranks} ranks, fixed {fixed:?}"
+                );
+            }
+        }
+        // Large rank counts, whose divisors cubed overflow (4M ranks: 2^22 cubed), factorise.
+        assert_eq!(dims_create(1 << 22, [0, 0, 0]).unwrap(), [256, 128, 128]);
+        assert_eq!(dims_create(1 << 30, [0, 0, 0]).unwrap(), [1024, 1024, 1024]);
+        assert_eq!(dims_create(3 << 30, [0, 0, 1]).unwrap(), [65536, 49152, 1]);
+    }
+
+    /// A point lies in the subdomain of its owner, compared with the bounds `subdomain`
+    /// reports, also where the rounded cut and the rounded estimate of the owner disagree
+    /// (found: on [0, 5) split in 3, `owner(1.6666666666666665)` was rank 1 while rank 0's
+    /// subdomain ends at 1.6666666666666667).
+    #[test]
+    fn owner_agrees_with_subdomain_at_every_cut() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut checked = 0;
+        for case in 0..400 {
+            let ranks = 2 + case % 7;
+            let min = DVec3::new(rng.random_range(-10.0..10.0), -0.1, 0.0);
+            let length = rng.random_range(ranks as f64..20.0 * ranks as f64);
+            let domain =
+                Domain::new(min, min + DVec3::new(length, 0.9, 0.9), [case % 2 == 0, false, false]).unwrap();
+            let d = Decomposition::new(domain, ranks, [ranks, 1, 1], 0.5).unwrap();
+            for rank in 0..ranks {
+                let b = d.subdomain(rank);
+                // The lower cut, its neighbours within a few ulps, and just below the upper cut.
+                let mut xs = vec![b.min.x, b.max.x.next_down(), b.max.x.next_down().next_down()];
+                let mut x = b.min.x;
+                for _ in 0..3 {
+                    x = x.next_up();
+                    xs.push(x);
+                }
+                for x in xs.into_iter().filter(|&x| x >= b.min.x && x < b.max.x) {
+                    assert_eq!(d.owner(DVec3::new(x, 0.4, 0.4)), Some(rank), "case {case}: x = {x:e}, {b:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 2000);
+        // The upper wall of a bounded axis belongs to the last subdomain.
+        let domain = Domain::new(DVec3::ZERO, DVec3::new(5.0, 1.0, 1.0), [false; 3]).unwrap();
+        let d = Decomposition::new(domain, 3, [3, 1, 1], 0.5).unwrap();
+        assert_eq!(d.owner(DVec3::new(5.0, 0.5, 0.5)), Some(2));
+        assert_eq!(d.owner(DVec3::new(1.666_666_666_666_666_5, 0.5, 0.5)), Some(0));
     }
 
     fn random_decomposition(rng: &mut ChaCha8Rng) -> Decomposition {
