@@ -713,7 +713,7 @@ impl Suite for HhGridMpi {
                  `benches/src/suites/hhgrid_mpi.rs`: ghosts sent = n·(E[Π(1 + m_k s/a_k)] − E[Π(1 + i_k s/a_k)]), \
                  migrants = n·Σ m_k f E[s] / (8 a_k), bytes = 64·ghosts + 104·migrants). Step time: \
                  t = c·(n + ghosts) + γ·n + messages·α + bytes/β + 2⌈log₂P⌉α with c and γ measured on one rank \
-                 in the same group, α and β from the ping-pong, compute scaled by P/cores when oversubscribed. \
+                 in the same group, α and β from the ping-pong, the per-object terms c·(n + ghosts) and γ·n scaled by P/cores when oversubscribed. \
                  Target: ghost traffic within 10 % of the model.",
             )
             .paragraph(format!(
