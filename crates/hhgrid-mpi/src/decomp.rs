@@ -548,9 +548,12 @@ impl Decomposition {
     }
 
     /// Where the ghost copies of an object with reference point `centre` (wrapped) and size
-    /// `size`, owned by `rank`, must go: every `(rank, shift code)` whose subdomain comes within
-    /// [`reach`](Self::reach)`(size)` of `centre` on every axis, other than the owner itself
-    /// unshifted. The copy sent there is the box moved by [`shift_of`]`(code, period)`. A target
+    /// `size`, owned by `rank`, must go: every `(rank, shift code)` among the owner's 26
+    /// neighbouring grid positions whose subdomain comes within [`reach`](Self::reach)`(size)`
+    /// of `centre` on every axis, other than the owner itself unshifted. (Subdomains are at
+    /// least as wide as the largest object, so every rank within `size` is a neighbour; far
+    /// from the origin the reach's rounding margin can exceed a subdomain, and ranks beyond
+    /// the neighbours within it are not listed.) The copy sent there is the box moved by [`shift_of`]`(code, period)`. A target
     /// may be `rank` itself (a periodic image, when the rank spans a periodic axis alone) and a
     /// rank may appear twice with different shifts (two ranks across a periodic axis).
     ///
