@@ -211,15 +211,19 @@ impl Aabb {
         }
     }
 
-    /// The centre point.
+    /// The centre point (finite for every valid box: where `min + max` overflows, the halves
+    /// are added instead).
     ///
     /// ```
     /// use geometry_core::{Aabb, DVec3};
     /// assert_eq!(Aabb::new(DVec3::ZERO, DVec3::splat(2.0)).unwrap().center(), DVec3::ONE);
+    /// let far = Aabb::new(DVec3::splat(1e308), DVec3::splat(1.5e308)).unwrap();
+    /// assert_eq!(far.center(), DVec3::splat(1.25e308));
     /// ```
     #[inline]
     pub fn center(&self) -> DVec3 {
-        (self.min + self.max) * 0.5
+        let center = (self.min + self.max) * 0.5;
+        if center.is_finite() { center } else { self.min * 0.5 + self.max * 0.5 }
     }
 
     /// Volume (zero for a flat box).

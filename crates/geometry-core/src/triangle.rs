@@ -80,26 +80,33 @@ impl Triangle {
         (self.b - self.a).cross(self.c - self.a)
     }
 
-    /// The unit normal, or `None` when the computed normal cannot be normalised.
+    /// The unit normal, or `None` when the computed normal is zero (degenerate, or a cross
+    /// product that underflowed) or not finite. Normalised at unit scale
+    /// ([`scaled::normalize`](crate::scaled::normalize)), so tiny faces, whose normal's square
+    /// would underflow, keep their direction.
     ///
     /// ```
     /// use geometry_core::{Triangle, DVec3};
     /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::X, DVec3::X).unit_normal(), None);
+    /// let tiny = Triangle::new(DVec3::ZERO, DVec3::X * 1e-90, DVec3::Y * 1e-90);
+    /// assert_eq!(tiny.unit_normal(), Some(DVec3::Z));
     /// ```
     #[inline]
     pub fn unit_normal(&self) -> Option<DVec3> {
-        self.normal().try_normalize()
+        crate::scaled::normalize(self.normal())
     }
 
-    /// The area.
+    /// The area, from the cross product's length taken at unit scale
+    /// ([`scaled::length`](crate::scaled::length)): zero only when the cross product is.
     ///
     /// ```
     /// use geometry_core::{Triangle, DVec3};
     /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::new(2.0, 0.0, 0.0), DVec3::Y).area(), 1.0);
+    /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::X * 1e-90, DVec3::Y * 2e-90).area(), 1e-180);
     /// ```
     #[inline]
     pub fn area(&self) -> f64 {
-        0.5 * self.normal().length()
+        0.5 * crate::scaled::length(self.normal())
     }
 
     /// The centroid.

@@ -408,10 +408,12 @@ fn generator_geometry() {
             GeneratorError::Geometry(GeometryError::NonFinite { what: "surrounding_cube margin" })
         );
     }
-    // A box whose longest edge overflows: an error, not a panic and not an infinite cube.
+    // A box whose longest edge overflows is its own cube; with a margin the cube would reach
+    // beyond the largest double: an error, not a panic and not an infinite cube.
     let huge = Aabb::new(DVec3::splat(-f64::MAX), DVec3::splat(f64::MAX)).unwrap();
+    assert_eq!(surrounding_cube(&huge, 0.0).unwrap(), huge);
     assert!(matches!(
-        surrounding_cube(&huge, 0.0),
+        surrounding_cube(&huge, 0.1),
         Err(GeneratorError::Geometry(GeometryError::NonFinite { .. }))
     ));
     // Geometry errors display transparently.

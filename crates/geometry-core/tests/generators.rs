@@ -243,3 +243,25 @@ fn point_sets_beyond_the_ranges_are_errors() {
         }
     }
 }
+
+/// Boxes as wide as the doubles allow: their cube is the box itself when it is one (the
+/// longest edge, 2e308, overflowed and the valid cube was refused), and an error only when the
+/// margin pushes the cube beyond the largest double.
+#[test]
+fn surrounding_cube_of_the_widest_boxes() {
+    let widest = Aabb::new(DVec3::splat(-1e308), DVec3::splat(1e308)).unwrap();
+    assert_eq!(surrounding_cube(&widest, 0.0).unwrap(), widest);
+    let slab = Aabb::new(DVec3::new(-1e308, 0.0, 0.0), DVec3::new(1e308, 1.0, 1.0)).unwrap();
+    let cube = surrounding_cube(&slab, 0.0).unwrap();
+    assert_eq!(cube.extents().x, f64::INFINITY, "an edge of 2e308 is not representable as a difference");
+    assert_eq!(
+        (cube.min, cube.max),
+        (DVec3::new(-1e308, -1e308 + 0.5, -1e308 + 0.5), DVec3::new(1e308, 1e308, 1e308))
+    );
+    assert_eq!(surrounding_cube(&widest, 0.25).unwrap().max, DVec3::splat(1.5e308));
+    assert!(surrounding_cube(&widest, 0.5).is_err(), "edges of 4e308");
+    // Far from the origin, where min + max overflows.
+    let far = Aabb::new(DVec3::splat(1e308), DVec3::splat(1.5e308)).unwrap();
+    let cube = surrounding_cube(&far, 0.0).unwrap();
+    assert_eq!((cube.min, cube.max), (far.min, far.max));
+}

@@ -870,3 +870,21 @@ proptest! {
         let _ = read_mesh_from(bytes.as_slice(), format, "damaged");
     }
 }
+
+/// A UTF-8 byte-order mark at the start is skipped by every reader, PLY included (it was
+/// refused as a bad magic number), ASCII and binary alike.
+#[test]
+fn a_byte_order_mark_is_skipped_in_every_format() {
+    let sphere = octa_sphere(1).unwrap();
+    for format in
+        [MeshFormat::Obj, MeshFormat::Off, MeshFormat::StlAscii, MeshFormat::PlyAscii, MeshFormat::PlyBinary]
+    {
+        let plain = read_mesh_from(to_bytes(&sphere, format).as_slice(), format, "plain").unwrap();
+        let mut marked = b"\xEF\xBB\xBF".to_vec();
+        marked.extend(to_bytes(&sphere, format));
+        let read = read_mesh_from(marked.as_slice(), format, "marked")
+            .unwrap_or_else(|e| panic!("{format:?} with a byte-order mark: {e}"));
+        assert_eq!(read.faces(), plain.faces(), "{format:?}");
+        assert_eq!(read.vertices(), plain.vertices(), "{format:?}");
+    }
+}

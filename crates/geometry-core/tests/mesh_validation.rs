@@ -708,3 +708,36 @@ proptest! {
         check_orientation(&mesh.unwrap())?;
     }
 }
+
+/// A tetrahedron of edge 1.6e-86 at 1e-70: its cross products (~1e-172) are far from
+/// underflowing, only their squares do; the report's normals and areas must not vanish, and
+/// match those of the same tetrahedron scaled by an exact power of two.
+#[test]
+fn tiny_faces_keep_their_normals_and_areas() {
+    let b = 1e-70f64;
+    let d = b.next_up() - b;
+    let corners = |s: f64, b: f64, d: f64| {
+        vec![
+            DVec3::splat(b) * s,
+            DVec3::new(b + d, b, b) * s,
+            DVec3::new(b, b + d, b) * s,
+            DVec3::new(b, b, b + d) * s,
+        ]
+    };
+    let faces = vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+    let tiny = TriMesh::new(corners(1.0, b, d), faces.clone()).unwrap();
+    let scale = 2f64.powi(300);
+    let unit = TriMesh::new(corners(scale, b, d), faces).unwrap();
+    let (r_tiny, r_unit) = (tiny.report(), unit.report());
+    for (k, (n_tiny, n_unit)) in r_tiny.face_normals().iter().zip(r_unit.face_normals()).enumerate() {
+        assert!((*n_tiny - *n_unit).length() < 1e-15, "face {k}: {n_tiny} vs {n_unit}");
+        assert!((n_tiny.length() - 1.0).abs() < 1e-15, "face {k}: {n_tiny}");
+    }
+    let area_ratio = r_tiny.total_area() / r_unit.total_area() * scale * scale;
+    assert!((area_ratio - 1.0).abs() < 1e-14, "{} vs {}", r_tiny.total_area(), r_unit.total_area());
+    for (k, &a) in r_tiny.face_areas().iter().enumerate() {
+        let t = tiny.triangle(k);
+        assert!(a > 0.0 && (t.area() / a - 1.0).abs() < 1e-14, "face {k}: {a} vs {}", t.area());
+        assert!(t.unit_normal().is_some_and(|n| (n - r_tiny.face_normals()[k]).length() < 1e-15));
+    }
+}

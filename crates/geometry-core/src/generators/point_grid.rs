@@ -9,7 +9,8 @@ use crate::{Aabb, DVec3};
 /// cube is widened to the box (so it is a cube up to rounding).
 ///
 /// # Errors
-/// [`GeneratorError::Geometry`] for a negative or non-finite margin.
+/// [`GeneratorError::Geometry`] for a negative or non-finite margin, and for a cube that would
+/// reach beyond the largest double (a box that wide with a margin).
 ///
 /// ```
 /// use geometry_core::{generators::surrounding_cube, Aabb, DVec3};
@@ -27,7 +28,13 @@ pub fn surrounding_cube(aabb: &Aabb, margin: f64) -> Result<Aabb, GeneratorError
             crate::GeometryError::NonPositive { what: "surrounding_cube margin", value: margin }.into()
         );
     }
-    let half = DVec3::splat(0.5 * aabb.longest_edge() * (1.0 + 2.0 * margin));
+    // Half the longest edge; from the halved corners where the edge itself overflows (a box
+    // from -1e308 to 1e308 is valid, and so is its cube).
+    let mut half_edge = 0.5 * aabb.longest_edge();
+    if !half_edge.is_finite() {
+        half_edge = (aabb.max * 0.5 - aabb.min * 0.5).max_element();
+    }
+    let half = DVec3::splat(half_edge * (1.0 + 2.0 * margin));
     let center = aabb.center();
     // Centre and half-edge are rounded separately, so `center ± half` can miss the box by an
     // ulp; widening to the box keeps the promise that the cube contains it.

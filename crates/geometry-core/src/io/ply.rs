@@ -159,6 +159,9 @@ fn element_line(data: &[u8], name: &str) -> Option<usize> {
 
 /// Reads ASCII, binary little-endian or binary big-endian PLY.
 pub(super) fn read(data: &[u8], path: &str) -> Result<TriMesh, MeshIoError> {
+    // A UTF-8 byte-order mark before `ply`, as some editors write, is skipped as in the other
+    // formats (it is not a line, so line numbers are unchanged).
+    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
     let mut reader = Reader::new(data);
     let header = Parser::<Skip>::new().read_header(&mut reader).map_err(|e| {
         // Header lines end with '\n': an error on an unterminated last line after the `ply` line

@@ -51,7 +51,9 @@ impl TriMesh {
     /// * [`MeshError::IndexOutOfRange`]: a face names a vertex that does not exist.
     /// * [`MeshError::DegenerateFace`]: a face repeats an index or has exactly collinear corners.
     ///
-    /// The first offending vertex or face (lowest index) is reported.
+    /// The checks run in the order listed, each over every vertex or face, and the first
+    /// failing check reports its lowest offending index: a face out of range is reported before
+    /// a degenerate face of lower index.
     ///
     /// ```
     /// use geometry_core::{TriMesh, DVec3, MeshError};

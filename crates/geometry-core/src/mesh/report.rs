@@ -1,7 +1,7 @@
 //! Topological and geometric facts about a validated mesh.
 
 use crate::dyadic::Dyadic;
-use crate::{Aabb, DVec3, SolidError};
+use crate::{Aabb, DVec3, SolidError, scaled};
 
 /// What [`TriMesh::new`](crate::TriMesh::new) found out about a mesh that is valid but may not
 /// be a closed surface.
@@ -96,10 +96,11 @@ impl MeshReport {
             let (pa, pb, pc) =
                 (vertices[a as usize] - origin, vertices[b as usize] - origin, vertices[c as usize] - origin);
             let n = (pb - pa).cross(pc - pa);
-            let len = n.length();
-            // Non-degenerate faces can still underflow to a zero cross product; keep the normal
-            // finite (zero) rather than NaN in that case.
-            face_normals.push(if len > 0.0 { n / len } else { DVec3::ZERO });
+            // At unit scale: the square of a tiny face's cross product underflows long before
+            // the product itself. A cross product that underflowed to zero gives a zero
+            // normal rather than NaN.
+            let len = scaled::length(n);
+            face_normals.push(scaled::normalize(n).unwrap_or(DVec3::ZERO));
             face_areas.push(0.5 * len);
             total_area += 0.5 * len;
             six_volume += pa.dot(pb.cross(pc));
@@ -206,7 +207,9 @@ impl MeshReport {
             + self.face_count as i64
     }
 
-    /// The enclosed volume, positive for outward faces (meaningful only for closed meshes).
+    /// The enclosed volume, positive for outward faces: the sum of the faces' signed
+    /// tetrahedra from the bounding box's centre, meaningful only for closed, consistently
+    /// oriented meshes (a triangle listed twice with the same orientation counts twice).
     /// Its sign is exact (from exact arithmetic where rounding could flip it: a nearly flat
     /// solid), and so is a zero.
     pub fn signed_volume(&self) -> f64 {
@@ -223,7 +226,9 @@ impl MeshReport {
         self.bounding_box
     }
 
-    /// Unit normal of every face, in face order (zero only if the cross product underflows).
+    /// Unit normal of every face, in face order (zero only if the cross product underflows to
+    /// zero; normalised at unit scale, so faces whose cross product's square underflows keep
+    /// their normal).
     pub fn face_normals(&self) -> &[DVec3] {
         &self.face_normals
     }
