@@ -4,7 +4,8 @@ use crate::{BroadPhase, BroadPhaseError};
 use geometry_core::Aabb;
 
 /// Handle of an [`AllPairs`] object: a slot index plus a generation counter, so that the handle
-/// of a removed object is never mistaken for a later object that reuses the slot.
+/// of a removed object is never mistaken for a later object that reuses the slot (a slot is
+/// retired after its 2³²-th object rather than wrap its generation around).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AllPairsHandle {
     slot: u32,
@@ -21,7 +22,7 @@ struct Slot {
 /// `O(1)` insert, remove and update.
 ///
 /// Pairs are reported in increasing slot order `(a, b)` with `a < b`; slots are reused after
-/// removal (lowest freed slot last-in-first-out), so the order depends on the insertion history.
+/// removal (the most recently freed slot first), so the order depends on the insertion history.
 ///
 /// ```
 /// use contact_core::{AllPairs, BroadPhase};
@@ -92,8 +93,12 @@ impl BroadPhase for AllPairs {
     fn remove(&mut self, handle: AllPairsHandle) -> Result<(), BroadPhaseError> {
         let slot = self.live_slot(handle)?;
         slot.aabb = None;
-        slot.generation = slot.generation.wrapping_add(1);
-        self.free.push(handle.slot);
+        // A slot whose generations are spent (2³² objects) is retired, not reused: its next
+        // handle would repeat generation 0 and alias the handles of long-removed objects.
+        if let Some(next) = slot.generation.checked_add(1) {
+            slot.generation = next;
+            self.free.push(handle.slot);
+        }
         self.len -= 1;
         Ok(())
     }
@@ -125,5 +130,31 @@ impl BroadPhase for AllPairs {
 
     fn len(&self) -> usize {
         self.len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geometry_core::DVec3;
+
+    /// A slot whose generation is spent is retired: without it, the 2³²-th reuse of one slot
+    /// gave generation 0 again, and a long-stale handle removed the live object.
+    #[test]
+    fn a_slot_with_spent_generations_is_retired() {
+        let unit = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
+        let mut broad = AllPairs::new();
+        let stale = broad.insert(unit).unwrap();
+        broad.remove(stale).unwrap();
+        // Fast-forward the slot to its last generation (2³² reuses take minutes).
+        broad.slots[stale.slot as usize].generation = u32::MAX;
+        let last = broad.insert(unit).unwrap();
+        assert_eq!((last.slot, last.generation), (stale.slot, u32::MAX));
+        broad.remove(last).unwrap();
+        let next = broad.insert(unit).unwrap();
+        assert_ne!(next.slot, stale.slot, "the spent slot was reused");
+        assert!(broad.remove(stale).is_err());
+        assert!(broad.remove(last).is_err());
+        assert_eq!(broad.len(), 1);
     }
 }

@@ -56,7 +56,8 @@ pub enum PairOrder {
     /// The traversal order of Algorithm 4 (grids from fine to coarse, occupied cells by
     /// increasing storage index). Deterministic for a given history of operations; the fastest.
     /// After an incremental detection (see [`HhGridConfig::incremental_share`]) the pairs that
-    /// persist keep their previous order and the new ones follow.
+    /// persist between unchanged objects keep their previous order, and the others (new pairs,
+    /// and the surviving pairs of objects that changed) follow.
     #[default]
     Traversal,
     /// Sorted by handle (each pair `(a, b)` has `a < b`): the same output for the same set of
@@ -99,8 +100,10 @@ pub struct HhGridConfig {
     /// most [`MAX_CELL_RESERVE`].
     pub cell_reserve: usize,
     /// Below this many objects, pairs are found by an all-pairs test without building grids;
-    /// the switch to grids happens once, irreversibly, when the count exceeds it (thesis §3.7).
-    /// Thesis default: 32 (0 builds grids from the first object).
+    /// the switch to grids happens once, irreversibly, when the count of objects with a box
+    /// (not those of [`insert_unbounded`](crate::HierarchicalHashGrid::insert_unbounded), which
+    /// are tested against everything anyway) exceeds it (thesis §3.7). Thesis default: 32 (0
+    /// builds grids from the first object).
     pub all_pairs_threshold: usize,
     /// How updates are applied (thesis §2.6).
     pub update_strategy: UpdateStrategy,

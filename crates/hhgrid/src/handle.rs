@@ -1,7 +1,8 @@
 //! Handles and per-object options.
 
 /// Identifies an object in a [`HierarchicalHashGrid`](crate::HierarchicalHashGrid): a slot index
-/// and a generation, so that the handle of a removed object never aliases a later one.
+/// and a generation, so that the handle of a removed object never aliases a later one (a slot
+/// is retired after its 2³²-th object rather than wrap its generation around).
 ///
 /// Handles order by slot, then generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

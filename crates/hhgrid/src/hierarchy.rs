@@ -530,14 +530,21 @@ impl HierarchicalHashGrid {
         // A later object under this id must not inherit the fat box.
         self.changes.forget_fat_box(id);
         let meta = &mut self.meta[id as usize];
-        meta.generation = meta.generation.wrapping_add(1);
+        // A slot whose generations are spent (2³² objects) is retired, not reused: its next
+        // handle would repeat generation 0 and alias the handles of long-removed objects.
+        let next_generation = meta.generation.checked_add(1);
+        if let Some(next) = next_generation {
+            meta.generation = next;
+        }
         if !meta.is_static {
             self.dynamic_len -= 1;
         }
         if meta.options().is_restricting() {
             self.restricted_len -= 1;
         }
-        self.free.push(id);
+        if next_generation.is_some() {
+            self.free.push(id);
+        }
         self.len -= 1;
         Ok(())
     }
@@ -631,10 +638,16 @@ impl HierarchicalHashGrid {
     /// Sorts every grid's occupied-cell list by cell index, so that walking a list reads the
     /// grid's memory in order (fewer cache misses for large grids when detection copies the
     /// cells into its snapshot). Detection visits the cells in index order whatever the lists'
-    /// order, so the pairs and their order stay the same; only the memory layout changes.
-    /// Pending updates of [`ClearAndReinsert`](UpdateStrategy::ClearAndReinsert) are applied
-    /// first ([`rebuild`](Self::rebuild)): the reinsertion walks the occupied lists, and the
-    /// order of objects within a cell, hence of the pairs, would otherwise follow the new layout.
+    /// order, and incremental detection orders what its queries gather by object, so with the
+    /// default [`Incremental`](UpdateStrategy::Incremental) updates the pairs and their order
+    /// stay the same, now and later; only the memory layout changes.
+    ///
+    /// With [`ClearAndReinsert`](UpdateStrategy::ClearAndReinsert), pending updates are applied
+    /// first ([`rebuild`](Self::rebuild)), so the next detection's pairs come out as without
+    /// the call. Later rebuilds reinsert the objects by walking the (now sorted) lists, which
+    /// sets the order of objects within a cell: from then on the same pairs can come out in
+    /// another order (use [`PairOrder::Sorted`](crate::PairOrder::Sorted) where the order
+    /// matters).
     ///
     /// ```
     /// use contact_core::BroadPhase;
@@ -832,5 +845,28 @@ mod tests {
         }
         assert_eq!(numbered(&mut grid, &ours), numbered(&mut oracle, &theirs));
         assert_eq!(grid.grid_count(), 3);
+    }
+
+    /// A slot whose generation is spent is retired: without it, the 2³²-th reuse of one slot
+    /// gave generation 0 again, and a long-stale handle removed the live object.
+    #[test]
+    fn a_slot_with_spent_generations_is_retired() {
+        let unit = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
+        let mut grid = HierarchicalHashGrid::default();
+        let stale = grid.insert(unit).unwrap();
+        grid.remove(stale).unwrap();
+        // Fast-forward the slot to its last generation (2³² reuses take minutes).
+        grid.meta[stale.index as usize].generation = u32::MAX;
+        let last = grid.insert(unit).unwrap();
+        assert_eq!((last.index, last.generation), (stale.index, u32::MAX));
+        grid.remove(last).unwrap();
+        let next = grid.insert(unit).unwrap();
+        assert_ne!(next.index, stale.index, "the spent slot was reused");
+        assert!(grid.remove(stale).is_err());
+        assert!(grid.remove(last).is_err());
+        assert_eq!(grid.len(), 1);
+        let mut pairs = Vec::new();
+        grid.find_pairs(&mut pairs);
+        assert!(pairs.is_empty());
     }
 }

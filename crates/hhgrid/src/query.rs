@@ -169,38 +169,51 @@ pub(crate) fn gather_candidates(grid: &HashGrid, query: &Aabb, out: &mut Vec<u32
             return;
         }
     }
-    for_each_candidate(grid, query, &mut |id| out.push(id));
+    let first = out.len();
+    if for_each_candidate(grid, query, &mut |id| out.push(id)) == Visit::OccupiedList {
+        // The occupied list's order is a matter of memory layout (`optimize_layout` sorts it),
+        // and the incremental detection's pair order must not follow it: by id instead.
+        out[first..].sort_unstable();
+    }
+}
+
+/// How [`for_each_candidate`] went through a grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Visit {
+    /// The cells of the query's range, in range order (or none: an empty grid).
+    Range,
+    /// Every occupied cell, in the order of the occupied list.
+    OccupiedList,
 }
 
 /// Calls `f` on every object of `grid` whose reference cell may hold a box overlapping `query`
-/// (each object at most once).
-pub(crate) fn for_each_candidate(grid: &HashGrid, query: &Aabb, f: &mut impl FnMut(u32)) {
+/// (each object at most once), and says in which order it visited them.
+pub(crate) fn for_each_candidate(grid: &HashGrid, query: &Aabb, f: &mut impl FnMut(u32)) -> Visit {
     // (A grid whose objects all left stays, empty; a query's range would still visit its cells.)
     if grid.object_count == 0 {
-        return;
+        return Visit::Range;
     }
     // A range at least as long as the grid wraps onto every cell: it is capped at the grid size,
     // and when it holds more cells than are occupied, the occupied ones are visited instead.
     let range = grid
         .reference_range(query)
         .filter(|(_, lens)| lens[0] * lens[1] * lens[2] <= grid.occupied.len() as u64);
-    match range {
-        Some((start, lens)) => {
-            for dz in 0..lens[2] as i64 {
-                for dy in 0..lens[1] as i64 {
-                    for dx in 0..lens[0] as i64 {
-                        let cell = grid.hash([start[0] + dx, start[1] + dy, start[2] + dz]);
-                        if let Some(objects) = grid.objects_in(cell) {
-                            objects.iter().for_each(|&id| f(id));
-                        }
+    if let Some((start, lens)) = range {
+        for dz in 0..lens[2] as i64 {
+            for dy in 0..lens[1] as i64 {
+                for dx in 0..lens[0] as i64 {
+                    let cell = grid.hash([start[0] + dx, start[1] + dy, start[2] + dz]);
+                    if let Some(objects) = grid.objects_in(cell) {
+                        objects.iter().for_each(|&id| f(id));
                     }
                 }
             }
         }
-        None => {
-            for occupied in &grid.occupied {
-                occupied.objects.iter().for_each(|&id| f(id));
-            }
+        Visit::Range
+    } else {
+        for occupied in &grid.occupied {
+            occupied.objects.iter().for_each(|&id| f(id));
         }
+        Visit::OccupiedList
     }
 }
