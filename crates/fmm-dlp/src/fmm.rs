@@ -190,9 +190,15 @@ pub struct FmmDlp {
     /// The triangles' corners in the mesh tree's order, so that a nearfield cluster's triangles
     /// are read contiguously: `corners_in_order[k]` belongs to face `tree.order[k]`.
     corners_in_order: Vec<[DVec3; 3]>,
-    /// The largest coordinate magnitude of the mesh's vertices (for the margin of the regions'
-    /// distance test).
+    /// The largest coordinate magnitude of the mesh's vertices in the unit frame (for the
+    /// margin of the regions' distance test).
     scale: f64,
+    /// The power of two that maps the body's frame to the unit frame, where the mesh's longest
+    /// bounding-box edge lies in `(½, 1]`: the trees, expansions and nearfield corners live
+    /// there, so that the powers of lengths in the expansions (`rⁿ`, up to `n = 30`) neither
+    /// overflow nor underflow for any mesh in the exact predicates' range. The potential is
+    /// scale-invariant, and the scaling is exact.
+    unit: f64,
     /// Exact parity for the points whose potential cannot decide them (see `exact_containment`).
     parity: Parity,
 }
@@ -239,7 +245,9 @@ impl FmmDlp {
             TreeDepth::WellChosen { points } => leaf_size_for(n, points, config.order),
             TreeDepth::Fixed(s) => s,
         };
-        let (vertices, faces) = (mesh.vertices(), mesh.faces());
+        let unit = unit_scale(mesh.report().bounding_box().longest_edge());
+        let vertices: Vec<DVec3> = mesh.vertices().iter().map(|&v| v * unit).collect();
+        let faces = mesh.faces();
         let corners = |f: usize| faces[f].map(|v| vertices[v as usize]);
         let centroids: Vec<DVec3> = (0..n).map(|f| corners(f).iter().sum::<DVec3>() / 3.0).collect();
         let tree = Octree::build(
@@ -258,6 +266,7 @@ impl FmmDlp {
             cluster_areas: Vec::new(),
             corners_in_order,
             scale,
+            unit,
             parity: Parity::default(),
         };
         fmm.upward_pass();
@@ -289,9 +298,15 @@ impl FmmDlp {
         (self.tree.nodes.len(), self.tree.depth())
     }
 
+    /// The corners of `face` in the unit frame.
     fn corners(&self, face: u32) -> [DVec3; 3] {
         let vertices = self.mesh.vertices();
-        self.mesh.faces()[face as usize].map(|v| vertices[v as usize])
+        self.mesh.faces()[face as usize].map(|v| vertices[v as usize] * self.unit)
+    }
+
+    /// `points` mapped from the body's frame to the unit frame (exactly).
+    fn to_unit(&self, points: &[DVec3]) -> Vec<DVec3> {
+        points.iter().map(|&x| x * self.unit).collect()
     }
 
     /// Leaf coefficients by quadrature (parallel over leaves), then M2M towards the root.
@@ -503,14 +518,60 @@ impl FmmDlp {
     /// ```
     pub fn evaluate(&self, points: &[DVec3]) -> Result<FmmEvaluation, DlpError> {
         crate::check_points(points)?;
-        Ok(self.evaluate_selected(points, None))
+        Ok(self.evaluate_selected(&self.to_unit(points), None))
     }
 
-    /// [`evaluate`](Self::evaluate) at the `selected` points only (all when `None`; the others
-    /// get 0). The evaluation tree is built over all the points, so that the work never exceeds
-    /// evaluating them all, but each cluster is sized by its selected points only: a smaller
-    /// ball admits more far-field conversions and needs less nearfield.
+    /// [`evaluate`](Self::evaluate) at the `selected` points (in the unit frame) only (all when
+    /// `None`; the others get 0).
+    ///
+    /// Points far from the mesh, at `(d + 1)` times the mesh tree's radius or more from its
+    /// centre, take the root's multipole expansion directly (within the same bound as any
+    /// admissible conversion). The others form the evaluation tree: a far point in it would
+    /// blow its root up to its own distance, and the translations over such lengths overflowed
+    /// (one point at 1e63 made every potential of its batch NaN).
     fn evaluate_selected(&self, points: &[DVec3], selected: Option<&[bool]>) -> FmmEvaluation {
+        let p = self.config.order;
+        let root = &self.tree.nodes[0];
+        let reach = (self.config.separation + 1.0) * root.radius;
+        let is_far = |x: DVec3| (x - root.centre).length() >= reach;
+        if !points.iter().any(|&x| is_far(x)) {
+            return self.evaluate_clustered(points, selected);
+        }
+        let mut evaluation = FmmEvaluation {
+            potentials: vec![0.0; points.len()],
+            error_bounds: vec![0.0; points.len()],
+            on_surface: vec![false; points.len()],
+        };
+        let multipole = &self.multipoles[..size(p)];
+        let bound = self.cluster_areas[0] * self.truncation_factor(root.radius);
+        let (mut near, mut near_points, mut near_selected) = (Vec::new(), Vec::new(), Vec::new());
+        let mut scratch = Vec::new();
+        for (i, &x) in points.iter().enumerate() {
+            let chosen = selected.is_none_or(|chosen| chosen[i]);
+            if !is_far(x) {
+                near.push(i);
+                near_points.push(x);
+                near_selected.push(chosen);
+            } else if chosen {
+                evaluation.potentials[i] =
+                    evaluate_real_multipole(p, multipole, x - root.centre, &mut scratch);
+                evaluation.error_bounds[i] = bound;
+            }
+        }
+        let clustered = self.evaluate_clustered(&near_points, selected.map(|_| &near_selected[..]));
+        for (k, &i) in near.iter().enumerate() {
+            evaluation.potentials[i] = clustered.potentials[k];
+            evaluation.error_bounds[i] = clustered.error_bounds[k];
+            evaluation.on_surface[i] = clustered.on_surface[k];
+        }
+        evaluation
+    }
+
+    /// [`evaluate_selected`](Self::evaluate_selected) through the evaluation tree. The tree is
+    /// built over all the points, so that the work never exceeds evaluating them all, but each
+    /// cluster is sized by its selected points only: a smaller ball admits more far-field
+    /// conversions and needs less nearfield.
+    fn evaluate_clustered(&self, points: &[DVec3], selected: Option<&[bool]>) -> FmmEvaluation {
         let p = self.config.order;
         let width = size(p);
         // The evaluation tree goes no finer than the mesh tree's leaves (the paper pairs clusters
@@ -722,10 +783,11 @@ impl FmmDlp {
         }
         let clusters =
             MeshClusters { tree: &self.tree, corners_in_order: &self.corners_in_order, scale: self.scale };
-        let grouping = group_points(points, &clusters);
+        let unit_points = self.to_unit(points);
+        let grouping = group_points(&unit_points, &clusters);
         let mut selected = vec![false; points.len()];
         grouping.representatives.iter().for_each(|&i| selected[i as usize] = true);
-        let evaluation = self.evaluate_selected(points, Some(&selected));
+        let evaluation = self.evaluate_selected(&unit_points, Some(&selected));
         let classes: Vec<(Containment, bool)> = grouping
             .representatives
             .par_iter()
@@ -738,7 +800,7 @@ impl FmmDlp {
 
     /// Every point evaluated by the FMM, and exactly where its answer is not certain.
     fn classify_each(&self, points: &[DVec3]) -> (Vec<Containment>, usize) {
-        let evaluation = self.evaluate_selected(points, None);
+        let evaluation = self.evaluate_selected(&self.to_unit(points), None);
         let classes: Vec<(Containment, bool)> = (0..points.len())
             .into_par_iter()
             .with_min_len(64)
@@ -795,6 +857,20 @@ impl FmmDlp {
         let local: Vec<DVec3> = points.iter().map(|&x| inverse.transform_point3(x)).collect();
         self.classify(&local)
     }
+}
+
+/// The power of two `2^−k` that brings a length `extent > 0` into `(½, 1]`.
+fn unit_scale(extent: f64) -> f64 {
+    let k = extent.log2().ceil() as i32;
+    // Rounding in `log2` can be one off near a power of two: settle it exactly.
+    let mut unit = 2f64.powi(-k);
+    while extent * unit > 1.0 {
+        unit *= 0.5;
+    }
+    while extent * unit <= 0.5 {
+        unit *= 2.0;
+    }
+    unit
 }
 
 /// The order-dependent part of the Eq. 26 factor: `(p + 1 + d/(d − 1)) d^−(p+2)`.
@@ -860,7 +936,7 @@ mod tests {
         // Every third point, and a dense patch near the surface, so that clusters shrink.
         let selected: Vec<bool> = points.iter().enumerate().map(|(i, x)| i % 3 == 0 || x.x > 0.9).collect();
         let full = fmm.evaluate(&points).unwrap();
-        let some = fmm.evaluate_selected(&points, Some(&selected));
+        let some = fmm.evaluate_selected(&fmm.to_unit(&points), Some(&selected));
         let (vertices, faces) = (mesh.vertices(), mesh.faces());
         for (i, &x) in points.iter().enumerate() {
             if !selected[i] {

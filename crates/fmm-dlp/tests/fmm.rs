@@ -16,7 +16,10 @@
 //! 6. a run on one rayon thread (a child process with `RAYON_NUM_THREADS=1`) gives bit-identical
 //!    results to a run on the global pool;
 //! 7. the order chosen for a requested accuracy meets it (bound and actual error) and is the
-//!    least that does.
+//!    least that does;
+//! 8. batches with a point far from the mesh (1e63 away), meshes at 1e±69 and order 30 at
+//!    1e12: every potential finite and within its bound of the exact one, independent of the
+//!    far point, and the same class as the exact evaluator (NaN potentials with bound 0 before).
 
 mod common;
 
@@ -519,4 +522,53 @@ fn the_lowest_orders_still_classify_exactly() {
             );
         }
     }
+}
+
+/// 8. A far point must not spoil its batch, and the expansions must not overflow for meshes at
+/// the ends of the exact range: every potential is finite, within its bound of the exact `J`,
+/// the same with or without the far point, and classifies as the exact evaluator does.
+#[test]
+fn far_points_and_extreme_scales_keep_potentials_finite() {
+    let check = |mesh: TriMesh, order: usize, points: &[DVec3], label: &str| {
+        let fmm = FmmDlp::new(mesh.clone(), FmmConfig { order, ..FmmConfig::default() }).unwrap();
+        let exact = ExactDlp::new(mesh).unwrap();
+        let evaluation = fmm.evaluate(points).unwrap();
+        for (i, &x) in points.iter().enumerate() {
+            let (j, bound) = (evaluation.potentials[i], evaluation.error_bounds[i]);
+            let truth = exact.potential(x).unwrap();
+            assert!(j.is_finite() && bound.is_finite(), "{label}, point {i}: J~ = {j}, bound {bound}");
+            assert!(
+                (j - truth).abs() <= bound + 1e-12,
+                "{label}, point {i}: J~ = {j}, J = {truth}, bound {bound}"
+            );
+            // Alone, the point gets the same answer within both bounds.
+            let alone = fmm.evaluate(&[x]).unwrap();
+            assert!(
+                (alone.potentials[0] - j).abs() <= alone.error_bounds[0] + bound + 1e-12,
+                "{label}, point {i}"
+            );
+        }
+        assert_eq!(fmm.classify(points).unwrap(), exact.contains_batch(points).unwrap(), "{label}");
+    };
+    let inner = DVec3::new(0.1, 0.2, 0.3);
+    let near = DVec3::new(1.5, 0.1, 0.0);
+    check(octa_sphere(3).unwrap(), 5, &[DVec3::new(1e63, 0.0, 0.0), inner, near], "far point, order 5");
+    check(octa_sphere(3).unwrap(), 30, &[DVec3::new(0.0, -1e12, 3.0), inner, near], "1e12, order 30");
+    check(
+        octa_sphere(3).unwrap(),
+        30,
+        &[DVec3::splat(-1e69), inner, near, DVec3::splat(1e-69)],
+        "1e69, order 30",
+    );
+    for scale in [1e69, 1e-60] {
+        let mesh = octa_sphere(4).unwrap().transformed(&DAffine3::from_scale(DVec3::splat(scale))).unwrap();
+        let points = [inner * scale, near * scale, DVec3::new(3.0, 0.1, 0.0) * scale];
+        check(mesh.clone(), 5, &points, &format!("mesh at {scale:e}, order 5"));
+        check(mesh, 30, &points, &format!("mesh at {scale:e}, order 30"));
+    }
+    // The order for an accuracy is not lowered by a far point in the batch.
+    let fmm = FmmDlp::new(octa_sphere(5).unwrap(), FmmConfig::default()).unwrap();
+    let alone = fmm.order_for_accuracy(&[inner], 1e-6).unwrap();
+    let with_far = fmm.order_for_accuracy(&[inner, DVec3::new(1e63, 0.0, 0.0)], 1e-6).unwrap();
+    assert!(with_far >= alone && alone > 5, "{alone} alone, {with_far} with a far point");
 }
