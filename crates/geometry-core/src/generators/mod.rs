@@ -41,4 +41,42 @@ pub enum GeneratorError {
     /// A geometric parameter was invalid.
     #[error(transparent)]
     Geometry(#[from] crate::GeometryError),
+    /// The output does not fit in memory (a point set within the supported sizes can still
+    /// need more than the machine has: 2000³ points take 192 GB).
+    #[error("{what}: {bytes} bytes could not be allocated")]
+    OutOfMemory {
+        /// What was being generated.
+        what: &'static str,
+        /// The size of the allocation that failed.
+        bytes: usize,
+    },
+}
+
+/// An empty vector with room for `count` points, or [`GeneratorError::OutOfMemory`] (instead
+/// of aborting the process) when the allocator refuses.
+pub(crate) fn point_buffer(count: usize, what: &'static str) -> Result<Vec<crate::DVec3>, GeneratorError> {
+    let mut points = Vec::new();
+    points.try_reserve_exact(count).map_err(|_| GeneratorError::OutOfMemory {
+        what,
+        bytes: count.saturating_mul(std::mem::size_of::<crate::DVec3>()),
+    })?;
+    Ok(points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A buffer the allocator must refuse is an error, not an abort. (A request beyond
+    /// `isize::MAX` bytes is refused on every machine; one that merely exceeds the memory, like
+    /// 2000³ points, is refused or not depending on the system's overcommit policy.)
+    #[test]
+    fn an_impossible_point_buffer_is_an_error() {
+        let count = usize::MAX / 16;
+        assert!(matches!(
+            point_buffer(count, "test"),
+            Err(GeneratorError::OutOfMemory { what: "test", bytes: usize::MAX })
+        ));
+        assert_eq!(point_buffer(1000, "test").unwrap().capacity(), 1000);
+    }
 }

@@ -49,6 +49,7 @@ pub fn surrounding_cube(aabb: &Aabb, margin: f64) -> Result<Aabb, GeneratorError
 ///
 /// # Errors
 /// [`GeneratorError::OutOfRange`] for `n == 0` or `n > 2000` (8·10⁹ points);
+/// [`GeneratorError::OutOfMemory`] when the points do not fit in memory;
 /// [`GeneratorError::Geometry`] for an invalid region (its fields are public: NaN or inverted)
 /// or one wider than the largest double on some axis.
 ///
@@ -72,7 +73,7 @@ pub fn point_grid(region: &Aabb, n: usize) -> Result<Vec<DVec3>, GeneratorError>
         return Err(crate::GeometryError::NonFinite { what: "point_grid region extents" }.into());
     }
     let coordinate = |axis: usize, i: usize| region.min[axis] + (i as f64 + 0.5) * step[axis];
-    let mut points = Vec::with_capacity(n * n * n);
+    let mut points = super::point_buffer(n * n * n, "point_grid")?;
     for k in 0..n {
         for j in 0..n {
             for i in 0..n {
@@ -90,7 +91,8 @@ pub fn point_grid(region: &Aabb, n: usize) -> Result<Vec<DVec3>, GeneratorError>
 ///
 /// # Errors
 /// [`GeneratorError::Geometry`] for non-finite input, `step <= 0` or `hi < lo`;
-/// [`GeneratorError::OutOfRange`] for more than 2001 points per axis.
+/// [`GeneratorError::OutOfRange`] for more than 2001 points per axis;
+/// [`GeneratorError::OutOfMemory`] when the points do not fit in memory.
 ///
 /// ```
 /// use geometry_core::{generators::point_lattice, DVec3};
@@ -129,7 +131,7 @@ pub fn point_lattice(lo: f64, hi: f64, step: f64) -> Result<Vec<DVec3>, Generato
     }
     let n = intervals as usize + 1;
     let coordinate = |i: usize| lo + i as f64 * step;
-    let mut points = Vec::with_capacity(n * n * n);
+    let mut points = super::point_buffer(n * n * n, "point_lattice")?;
     for k in 0..n {
         for j in 0..n {
             for i in 0..n {
