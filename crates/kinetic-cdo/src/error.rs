@@ -59,6 +59,12 @@ pub enum SimError {
     /// The largest particle is at least as wide as the gap between the two walls of an axis
     /// (at the start, or after the growth a compression asks for): it would touch both walls
     /// at once and bounce between them infinitely often at one instant.
+    ///
+    /// Only single particles are checked. A chain of touching particles that spans the gap
+    /// (two disks of diameter 1 side by side between walls 2 apart), or a touching lattice
+    /// that fills a box, jams the same way once one of them moves into the others: the
+    /// collisions then all happen at one instant, and [`Simulation::run`](crate::Simulation::run)
+    /// with [`Stop::Time`](crate::Stop::Time) does not return (a collision budget does).
     #[error("the walls of axis {axis} are {length} apart; the largest diameter ({diameter}) must be smaller")]
     NoRoomBetweenWalls {
         /// The axis.

@@ -153,10 +153,23 @@ pub(crate) fn at_unit_scale<const D: usize>(
     }
     let exponent = |x: f64| if x > 0.0 { x.log2().round() as i32 } else { 0 };
     let (p, q) = (exponent(lengths), exponent(speeds));
-    let (to_length, to_speed) = (2f64.powi(-p), 2f64.powi(-q));
-    let tau = time(d.map(|x| x * to_length), u.map(|x| x * to_speed), length * to_length, speed * to_speed);
-    // τ = τ' · 2^(p − q), as two exact steps (each factor is a normal power of two).
-    tau * 2f64.powi(p) * 2f64.powi(-q)
+    let tau = time(
+        d.map(|x| times_power_of_two(x, -p)),
+        u.map(|x| times_power_of_two(x, -q)),
+        times_power_of_two(length, -p),
+        times_power_of_two(speed, -q),
+    );
+    // τ = τ' · 2^(p − q).
+    times_power_of_two(times_power_of_two(tau, p), -q)
+}
+
+/// `x · 2^k` for `|k|` up to about 2000, as two multiplications by normal powers of two (a
+/// subnormal speed has an exponent near −1074, and `2^1074` itself overflows): exact unless
+/// the result leaves the normal range.
+#[inline]
+fn times_power_of_two(x: f64, k: i32) -> f64 {
+    let half = k / 2;
+    x * 2f64.powi(half) * 2f64.powi(k - half)
 }
 
 /// The velocity changes of a binary collision along the unit normal `n` (from `i` to `k`).

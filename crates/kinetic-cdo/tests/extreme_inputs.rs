@@ -31,6 +31,12 @@
 //!     made more cell crossings before its wall hit than `next_collision`'s quiet-event budget,
 //!     which returned `None` although the wall hit was scheduled (the cutoff now applies only
 //!     while no collision is scheduled).
+//! 17. Subnormal speeds (below 2.2e-308): bringing them to unit scale multiplied by 2^1030,
+//!     which overflows; the neighbour lists' shell-exit times came out NaN (a debug assertion
+//!     in `Simulation::new`, a NaN time in the queue in release), also during fast compressions.
+//! 18. `compress` at a finite but huge rate (1e200): the kinetic energy became infinite, the
+//!     thermostat failed naming a parameter the caller never passed, and the radii kept
+//!     growing; such a rate is now refused up front, changing nothing.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -741,4 +747,75 @@ fn snapshots_reach_a_scheduled_wall_hit() {
     });
     // t = 0, 1000, ..., 9000 before the hit at 9998.9.
     assert_eq!(frames, 10);
+}
+
+// 17.
+
+/// A particle crawling at a subnormal speed, with every structure: the run reaches its end
+/// time without a NaN event time (a debug assertion of the queue), and the particle moved
+/// by its speed times the time.
+#[test]
+fn subnormal_speeds_schedule_finite_events() {
+    for speed in [5e-324, 1e-320, 1e-310, 2.3e-308] {
+        for periodic in [false, true] {
+            let particles = vec![Particle::new([5.0, 5.0], [speed, 0.0], 0.5, 1.0)];
+            let sim_box = SimBox::new([10.0, 10.0], [periodic, periodic]).unwrap();
+            let label = format!("speed {speed:e}, periodic {periodic}");
+            let moved = within(60, &label, move || {
+                let mut sim =
+                    Simulation::new(particles, sim_box, SimConfig::default(), NeighbourLists::<2>::default())
+                        .unwrap();
+                sim.run(Stop::Time(1.0));
+                assert_eq!(sim.state().now(), 1.0);
+                sim.state().particles()[0].position[0] - 5.0
+            });
+            assert_eq!(moved, 0.0, "{label}: a subnormal displacement rounds away at x = 5");
+        }
+    }
+}
+
+/// A fast compression with the neighbour lists (rates 10 to 1000) scheduled NaN shell exits:
+/// now it ends with a typed result and a valid state.
+#[test]
+fn fast_compressions_with_neighbour_lists_keep_event_times_finite() {
+    let sim_box = SimBox::periodic([20.0, 20.0]).unwrap();
+    let particles = init::random_placement(&sim_box, &[0.4; 200], init::MassRule::Unit, 1.0, 1).unwrap();
+    for rate in [10.0, 1000.0] {
+        let particles = particles.clone();
+        let (outcome, overlap) = within(120, &format!("rate {rate}"), move || {
+            let mut sim =
+                Simulation::new(particles, sim_box, SimConfig::default(), NeighbourLists::<2>::default())
+                    .unwrap();
+            let outcome = sim.compress(0.5, rate, 100);
+            (outcome, sim.max_overlap())
+        });
+        assert!(
+            matches!(outcome, Ok(()) | Err(SimError::PackingOutOfReach { .. })),
+            "rate {rate}: {outcome:?}"
+        );
+        assert!(overlap <= kinetic_cdo::OVERLAP_TOLERANCE, "rate {rate}: overlap {overlap}");
+    }
+}
+
+// 18.
+
+/// A compression rate at which the surfaces would outrun the speed limit is refused before
+/// anything changes; the largest rate within it compresses normally.
+#[test]
+fn compressions_faster_than_the_speed_limit_are_refused() {
+    let sim_box = SimBox::periodic([20.0, 20.0]).unwrap();
+    let particles = init::random_placement(&sim_box, &[0.4; 200], init::MassRule::Unit, 1.0, 1).unwrap();
+    for rate in [1e200, 1e300, f64::MAX] {
+        let mut sim =
+            Simulation::new(particles.clone(), sim_box, SimConfig::default(), BruteForce::default()).unwrap();
+        let (phi, energy) = (sim.state().packing_fraction(), sim.state().kinetic_energy());
+        let outcome = sim.compress(0.5, rate, 100);
+        assert!(
+            matches!(outcome, Err(SimError::InvalidParameter { name: "rate", .. })),
+            "rate {rate:e}: {outcome:?}"
+        );
+        assert_eq!((sim.state().packing_fraction(), sim.state().kinetic_energy()), (phi, energy));
+        sim.run(Stop::Collisions(100));
+        assert_eq!(sim.state().packing_fraction(), phi, "rate {rate:e}: the radii grew after the refusal");
+    }
 }

@@ -459,8 +459,9 @@ impl LaguerreDelaunay {
     /// Every edge between two particles, as sorted pairs in increasing order. Under periodic
     /// sides two particles may be joined through two different images: the pair then appears
     /// twice ([`edges_with_periods`](Self::edges_with_periods) tells them apart). With one
-    /// periodic axis and walls on the other, edges through the gap beyond the walls (see the
-    /// module documentation) are left out.
+    /// periodic axis and walls on the other, the triangulation is of a torus all the same,
+    /// closed over a gap added beyond the walls; an edge through that gap joins two disks that
+    /// cannot meet across it (they stay between the walls), and such edges are left out.
     ///
     /// ```
     /// use kinetic_cdo::{CollisionKind, LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
@@ -543,7 +544,8 @@ impl LaguerreDelaunay {
 
     /// The edges (as [`edges`](Self::edges) lists them) of the triangulation built from
     /// scratch for the state now, with the bounding triangle's corners where this structure's
-    /// are now (in a walled box the corners move with gravity, see the module documentation):
+    /// are now (in a walled box the corners fall with gravity, as the particles do, so that
+    /// gravity changes no certificate):
     /// what the kinetic maintenance keeps equal to its own between events. Empty where the
     /// torus has no triangulation. The construction triangulates 3 × 3 periodic images, and
     /// 5 × 5 where those do not close up into a torus (a handful of disks, whose empty power
