@@ -524,9 +524,10 @@ fn the_lowest_orders_still_classify_exactly() {
     }
 }
 
-/// 8. A far point must not spoil its batch, and the expansions must not overflow for meshes at
-/// the ends of the exact range: every potential is finite, within its bound of the exact `J`,
-/// the same with or without the far point, and classifies as the exact evaluator does.
+/// Item 8: a far point must not spoil its batch, and the expansions must not overflow for
+/// meshes at the ends of the exact range: every potential is finite, within its bound of the
+/// exact `J`, the same with or without the far point, and classifies as the exact evaluator
+/// does.
 #[test]
 fn far_points_and_extreme_scales_keep_potentials_finite() {
     let check = |mesh: TriMesh, order: usize, points: &[DVec3], label: &str| {
