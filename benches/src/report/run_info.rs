@@ -158,7 +158,9 @@ impl RunInfo {
 }
 
 /// The short commit hash of `HEAD` in `root`, with `+dirty` when `git status --porcelain` lists
-/// anything; `"unknown"` outside a git work tree.
+/// anything outside `docs/results` (the reports themselves, which a run of several suites
+/// writes one after another, do not make the measured code dirty); `"unknown"` outside a git
+/// work tree.
 pub fn git_commit(root: &Path) -> String {
     let run = |args: &[&str]| -> Option<String> {
         let out = Command::new("git").args(args).current_dir(root).output().ok()?;
@@ -167,7 +169,8 @@ pub fn git_commit(root: &Path) -> String {
     let Some(hash) = run(&["rev-parse", "--short", "HEAD"]) else {
         return "unknown".to_owned();
     };
-    let dirty = run(&["status", "--porcelain"]).is_some_and(|s| !s.trim().is_empty());
+    let dirty = run(&["status", "--porcelain", "--", ".", ":(exclude)docs/results"])
+        .is_some_and(|s| !s.trim().is_empty());
     format!("{}{}", hash.trim(), if dirty { "+dirty" } else { "" })
 }
 
