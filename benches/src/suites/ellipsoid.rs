@@ -16,7 +16,7 @@ use crate::report::{LogLogPlot, Mode, Record, Report, Series, Table};
 use crate::timing::{Timing, TimingConfig, time};
 use contact_core::BroadPhase;
 use ellipsoid_pw::{
-    BodyLambdaCache, LambdaCache, PerramWertheim, PwResult, Separation, algebraic_separation,
+    BodyLambdaCache, LambdaCache, LambdaStore, PerramWertheim, PwResult, Separation, algebraic_separation,
 };
 use geometry_core::{Aabb, DQuat, DVec3, Ellipsoid};
 use hhgrid::{Handle, HierarchicalHashGrid};
@@ -314,6 +314,25 @@ struct PipelineRow {
     filter_decided: f64,
 }
 
+/// Newton warm-started from `cache` on every pair: the contacts found and the iterations spent.
+fn warm_pass(
+    newton: &PerramWertheim,
+    cache: &mut impl LambdaStore<(u32, u32)>,
+    pairs: &[(Handle, Handle)],
+    bodies: &[Ellipsoid],
+) -> Result<(usize, u64), String> {
+    let (mut contacts, mut iterations) = (0usize, 0u64);
+    for &(x, y) in pairs {
+        let (i, j) = (x.index(), y.index());
+        let r = newton
+            .solve_cached(cache, (i, j), &bodies[i as usize], &bodies[j as usize])
+            .map_err(|e| e.to_string())?;
+        contacts += usize::from(r.overlapping);
+        iterations += u64::from(r.iterations);
+    }
+    Ok((contacts, iterations))
+}
+
 fn measure_pipeline(bodies: usize, steps: usize) -> Result<PipelineRow, String> {
     let mut scene = Pipeline::new(bodies, 0xe11);
     let mut grid = HierarchicalHashGrid::default();
@@ -359,34 +378,12 @@ fn measure_pipeline(bodies: usize, steps: usize) -> Result<PipelineRow, String> 
                     }
                 }
                 1 => {
-                    for &(x, y) in &pairs {
-                        let (i, j) = (x.index(), y.index());
-                        let r = newton
-                            .solve_cached(
-                                &mut cache,
-                                (i, j),
-                                &scene.bodies[i as usize],
-                                &scene.bodies[j as usize],
-                            )
-                            .map_err(|e| e.to_string())?;
-                        contacts += usize::from(r.overlapping);
-                    }
+                    (contacts, _) = warm_pass(&newton, &mut cache, &pairs, &scene.bodies)?;
                     cache.end_step();
                 }
                 2 => {
-                    for &(x, y) in &pairs {
-                        let (i, j) = (x.index(), y.index());
-                        let r = newton
-                            .solve_cached(
-                                &mut body_cache,
-                                (i, j),
-                                &scene.bodies[i as usize],
-                                &scene.bodies[j as usize],
-                            )
-                            .map_err(|e| e.to_string())?;
-                        body_contacts += usize::from(r.overlapping);
-                        warm_iterations += u64::from(r.iterations);
-                    }
+                    (body_contacts, warm_iterations) =
+                        warm_pass(&newton, &mut body_cache, &pairs, &scene.bodies)?;
                     body_cache.end_step();
                 }
                 _ => {
