@@ -369,7 +369,8 @@ fn prepare<const D: usize>(spec: StateSpec) -> Result<Start<D>, String> {
             init::random_placement(&sim_box, &radii, MassRule::Unit, KT, seed).map_err(|e| e.to_string())?;
         let mut sim = Simulation::new(placed, sim_box, SimConfig::default(), NeighbourLists::default())
             .map_err(|e| format!("relaxing the random placement: {e}"))?;
-        sim.run(Stop::Collisions(per_particle(spec.relax, spec.n)));
+        sim.run(Stop::Collisions(per_particle(spec.relax, spec.n)))
+            .map_err(|e| format!("relaxing the random placement: {e}"))?;
         let mut particles = sim.state().particles();
         init::sort_spatially(&mut particles, &sim_box);
         particles
@@ -400,7 +401,7 @@ fn run_collisions<const D: usize, S: Cdo<D>, Q: EventQueue>(
     collisions: u64,
 ) -> Result<(), String> {
     let before = sim.counters().all_collisions();
-    sim.run(Stop::Collisions(collisions));
+    sim.run(Stop::Collisions(collisions)).map_err(|e| e.to_string())?;
     let done = sim.counters().all_collisions() - before;
     if done == collisions {
         Ok(())

@@ -22,6 +22,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use crate::cdo::{CandidatePair, Cdo, Certificates};
+use crate::jam::JamWatch;
 use crate::kinematics::{collision_impulse, gap_closing_time, pair_contact_time};
 use crate::queue::{BinaryHeapQueue, EventQueue};
 use crate::stats::{Counters, Observables, Table1};
@@ -42,7 +43,8 @@ pub struct SimConfig<const D: usize> {
     pub restitution: f64,
     /// The guard against inelastic collapse (the TC model of Luding & McNamara 1998): a
     /// collision involving a particle that already collided less than `tc_duration` ago is
-    /// elastic. Without it, `e < 1` lets a cluster collide infinitely often in finite time.
+    /// elastic. Without it, `e < 1` lets a cluster collide infinitely often in finite time
+    /// (an inelastic collapse, which [`Simulation::run`] reports as [`SimError::Jammed`]).
     /// `0` disables the guard; it has no effect when `e = 1`.
     ///
     /// Under gravity with `e < 1` the guard is required (`tc_duration > 0`, else
@@ -150,7 +152,7 @@ pub enum SnapshotEvery {
 /// let particles = init::random_placement(&sim_box, &radii, init::MassRule::Unit, 1.0, 7).unwrap();
 /// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), NeighbourLists::default()).unwrap();
 /// let energy = sim.state().kinetic_energy();
-/// sim.run(Stop::Collisions(2000));
+/// sim.run(Stop::Collisions(2000)).unwrap();
 /// assert!((sim.state().kinetic_energy() - energy).abs() < 1e-12 * energy);
 /// assert!(sim.max_overlap() < 1e-12);
 /// ```
@@ -168,6 +170,8 @@ pub struct Simulation<const D: usize, S: Cdo<D>, Q: EventQueue = BinaryHeapQueue
     kinetic: f64,
     last_event: f64,
     pairs: Vec<CandidatePair<D>>,
+    /// Consecutive collisions at one instant (to rounding), to report a jam.
+    jam: JamWatch,
 }
 
 impl<const D: usize, S: Cdo<D>> Simulation<D, S, BinaryHeapQueue> {
@@ -222,6 +226,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
             kinetic: 0.0,
             last_event: 0.0,
             pairs: Vec::new(),
+            jam: JamWatch::default(),
         };
         sim.reschedule_all()?;
         sim.kinetic = sim.state.kinetic_energy();
@@ -341,22 +346,42 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// `Stop::Time(f64::INFINITY)` runs until no event is left (forever in a walled box),
     /// without moving the clock to infinity.
     ///
+    /// # Errors
+    /// [`SimError::Jammed`] when the run cannot get past an instant: more than
+    /// [`JAM_COLLISIONS_PER_PARTICLE`](crate::JAM_COLLISIONS_PER_PARTICLE) collisions per
+    /// particle (plus [`JAM_MIN_COLLISIONS`](crate::JAM_MIN_COLLISIONS)) within a vanishing
+    /// window (see [`JAM_WINDOW`](crate::JAM_WINDOW)), as when a chain of touching particles
+    /// spans the gap between two walls and one of them moves into it, or in an inelastic
+    /// collapse. The simulation stays valid (no overlap, the clock at the jam), but a further
+    /// run reports the same jam.
+    ///
     /// ```
-    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, SimError, Simulation, Stop};
     /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
     /// let mut sim = Simulation::new(particles, SimBox::walls([4.0, 4.0]).unwrap(), SimConfig::default(), BruteForce::default()).unwrap();
-    /// sim.run(Stop::Time(3.0));
+    /// sim.run(Stop::Time(3.0)).unwrap();
     /// assert_eq!(sim.state().now(), 3.0);
-    /// sim.run(Stop::Time(f64::NAN)); // nothing happens
-    /// sim.run(Stop::Time(1.0)); // in the past: nothing happens
+    /// sim.run(Stop::Time(f64::NAN)).unwrap(); // nothing happens
+    /// sim.run(Stop::Time(1.0)).unwrap(); // in the past: nothing happens
     /// assert_eq!(sim.state().now(), 3.0);
     /// assert_eq!(sim.counters().wall_collisions, 1);
+    ///
+    /// // Two touching disks spanning the gap between the walls at x = 0 and x = 2, one moving
+    /// // into the other: they would bounce between the walls forever at t = 0.
+    /// let particles = vec![
+    ///     Particle::new([0.5, 2.0], [1.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([1.5, 2.0], [0.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let mut sim = Simulation::new(particles, SimBox::walls([2.0, 4.0]).unwrap(), SimConfig::default(), BruteForce::default()).unwrap();
+    /// let jam = sim.run(Stop::Time(1.0)).unwrap_err();
+    /// assert!(matches!(jam, SimError::Jammed { time: 0.0, .. }));
+    /// assert!(sim.is_jammed());
     /// ```
-    pub fn run(&mut self, stop: Stop) {
+    pub fn run(&mut self, stop: Stop) -> Result<(), SimError> {
         if let Stop::Time(t) = stop
             && (t.is_nan() || t < self.state.now)
         {
-            return;
+            return Ok(());
         }
         match stop {
             Stop::Collisions(k) => {
@@ -364,6 +389,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                     if self.next_collision().is_none() {
                         break;
                     }
+                    self.check_jam()?;
                 }
             }
             Stop::Time(t) => {
@@ -371,12 +397,29 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                     if time > t {
                         break;
                     }
-                    self.process(slot, time);
+                    if self.process(slot, time).is_some() {
+                        self.check_jam()?;
+                    }
                 }
                 if t > self.state.now && t.is_finite() {
                     self.advance_clock(t);
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Whether the latest collisions amount to a jam (see [`run`](Self::run)'s errors): for a
+    /// caller driving [`next_collision`](Self::next_collision) itself, which keeps returning
+    /// the jam's collisions at one instant.
+    pub fn is_jammed(&self) -> bool {
+        self.jam.jammed(self.state.len()).is_some()
+    }
+
+    fn check_jam(&self) -> Result<(), SimError> {
+        match self.jam.jammed(self.state.len()) {
+            Some(collisions) => Err(SimError::Jammed { time: self.state.now, collisions }),
+            None => Ok(()),
         }
     }
 
@@ -391,7 +434,9 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// [`std::io::ErrorKind::InvalidInput`] whose source is a [`SimError::InvalidParameter`] for
     /// `SnapshotEvery::Collisions(0)`, a `SnapshotEvery::Time` interval that is not finite and
     /// positive or too short to advance the clock (`now + τ == now`: frames would never
-    /// advance), or a NaN `Stop::Time`.
+    /// advance), or a NaN `Stop::Time`; an error of kind [`std::io::ErrorKind::Other`] whose
+    /// source is [`SimError::Jammed`] when the run jams (as [`run`](Self::run); the frames
+    /// before the jam are written).
     ///
     /// ```
     /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, SimError, Simulation, SnapshotEvery, Stop};
@@ -454,15 +499,18 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                                 match self.queue.peek() {
                                     Some((_, time)) if time <= t => {
                                         self.next_collision();
+                                        self.check_jam().map_err(std::io::Error::other)?;
                                     }
                                     _ => {
-                                        self.run(Stop::Time(t));
+                                        self.run(Stop::Time(t)).map_err(std::io::Error::other)?;
                                         return Ok(());
                                     }
                                 }
                             }
                         }
-                        Stop::Collisions(_) => self.run(Stop::Collisions(chunk)),
+                        Stop::Collisions(_) => {
+                            self.run(Stop::Collisions(chunk)).map_err(std::io::Error::other)?;
+                        }
                     }
                     if self.counters.all_collisions() == before {
                         break;
@@ -491,7 +539,12 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                             if time > t || self.counters.all_collisions() >= target {
                                 break;
                             }
-                            quiet = if self.process(slot, time).is_some() { 0 } else { quiet + 1 };
+                            if self.process(slot, time).is_some() {
+                                quiet = 0;
+                                self.check_jam().map_err(std::io::Error::other)?;
+                            } else {
+                                quiet += 1;
+                            }
                         }
                         if quiet >= quiet_limit && self.collision_scheduled() {
                             quiet = 0;
@@ -508,10 +561,10 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                         continue;
                     }
                     if t > limit {
-                        self.run(Stop::Time(limit));
+                        self.run(Stop::Time(limit)).map_err(std::io::Error::other)?;
                         return Ok(());
                     }
-                    self.run(Stop::Time(t));
+                    self.run(Stop::Time(t)).map_err(std::io::Error::other)?;
                     self.write_xyz(out)?;
                     frame += 1;
                 }
@@ -786,10 +839,13 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                     self.predict(i);
                     return None;
                 }
+                self.jam.record(time, self.pair_time_scale(i, k));
                 self.collide(i, k);
                 Some(Collision { time, kind: CollisionKind::Pair(i.min(k), i.max(k)) })
             }
             ParticleEvent::Wall { axis, high } => {
+                let speed = (self.state.velocity_at(i, time)[axis as usize]).abs();
+                self.jam.record(time, self.state.radius_at(i, time) / speed);
                 self.hit_wall(i, axis as usize, high);
                 Some(Collision { time, kind: CollisionKind::Wall { particle: i, axis: axis as usize, high } })
             }
@@ -805,6 +861,14 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                 None
             }
         }
+    }
+
+    /// The time the pair `i`, `k` takes to cross its own size at its relative speed now: the
+    /// scale a jam's window is measured against (infinite if the two move together).
+    fn pair_time_scale(&self, i: usize, k: usize) -> f64 {
+        let now = self.state.now;
+        let u = sub(self.state.velocity_at(k, now), self.state.velocity_at(i, now));
+        (self.state.radius_at(i, now) + self.state.radius_at(k, now)) / dot(u, u).sqrt()
     }
 
     fn topological(&mut self, slot: usize) {
@@ -1248,7 +1312,7 @@ mod tests {
         sim.reschedule_all().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            sim.run(Stop::Time(t0 + 64.0));
+            sim.run(Stop::Time(t0 + 64.0)).unwrap();
             let _ = tx.send((sim.state.now, sim.counters.horizon_events));
         });
         let (now, events) = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("run hung");

@@ -1,4 +1,4 @@
-//! What the simulation refuses to start from.
+//! What the simulation refuses to start from, and why a run can stop short.
 
 use thiserror::Error;
 
@@ -64,7 +64,7 @@ pub enum SimError {
     /// (two disks of diameter 1 side by side between walls 2 apart), or a touching lattice
     /// that fills a box, jams the same way once one of them moves into the others: the
     /// collisions then all happen at one instant, and [`Simulation::run`](crate::Simulation::run)
-    /// with [`Stop::Time`](crate::Stop::Time) does not return (a collision budget does).
+    /// reports [`SimError::Jammed`].
     #[error("the walls of axis {axis} are {length} apart; the largest diameter ({diameter}) must be smaller")]
     NoRoomBetweenWalls {
         /// The axis.
@@ -132,5 +132,22 @@ pub enum SimError {
         requested: f64,
         /// Why.
         reason: &'static str,
+    },
+    /// A run cannot get past an instant: more than
+    /// [`JAM_COLLISIONS_PER_PARTICLE`](crate::JAM_COLLISIONS_PER_PARTICLE) collisions per particle
+    /// happened within a vanishing window (see [`JAM_WINDOW`](crate::JAM_WINDOW)). A chain of
+    /// touching particles spanning the gap between two walls that one of them moves into, or a
+    /// touching lattice filling a box, bounces the momentum between the walls forever at one
+    /// instant; an inelastic collapse (restitution below 1 without the TC guard) collides
+    /// infinitely often before a finite time. The simulation stays valid, its clock at the jam.
+    #[error(
+        "jammed at t = {time}: {collisions} collisions within a vanishing time window (a chain of \
+         touching particles between walls, or an inelastic collapse)"
+    )]
+    Jammed {
+        /// The instant the run cannot get past.
+        time: f64,
+        /// The collisions counted at that instant.
+        collisions: u64,
     },
 }

@@ -322,7 +322,7 @@ pub fn dense_packing<const D: usize>(
     if start < target {
         sim.compress(target, GROWTH_RATE, 4 * n as u64)?;
     }
-    sim.run(Stop::Collisions((relax_per_particle * n as f64).ceil() as u64));
+    sim.run(Stop::Collisions((relax_per_particle * n as f64).ceil() as u64))?;
     let mut particles = sim.state().particles();
     sort_spatially(&mut particles, sim_box);
     Ok(particles)

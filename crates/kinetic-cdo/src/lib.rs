@@ -10,6 +10,8 @@
 //!   against inelastic collapse, reflecting walls and periodic sides per axis,
 //!   Lubachevsky–Stillinger compression ([`Simulation::compress`]), pressure from the collision
 //!   virial ([`Observables`]), XYZ snapshots, and the paper's Table 1 counters ([`Table1`]).
+//!   A run that cannot get past an instant (touching particles jammed between walls, an
+//!   inelastic collapse) stops with [`SimError::Jammed`] instead of looping forever.
 //! * Structures: [`BruteForce`] (the reference), [`LaguerreDelaunay`] (§3.1, 2D, walls or
 //!   periodic sides), [`RegularSubdivision`] (§3.2),
 //!   [`SpatialTree`] (§3.3), [`SegmentTrees`] (§3.4, kinetic sweep and prune), and
@@ -23,7 +25,7 @@
 //! let radii = init::polydisperse_radii(150, 0.5, 2.0, 3).unwrap();
 //! let particles = init::random_placement(&sim_box, &radii, init::MassRule::UnitDensity, 1.0, 3).unwrap();
 //! let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), RegularSubdivision::new()).unwrap();
-//! sim.run(Stop::Collisions(1000));
+//! sim.run(Stop::Collisions(1000)).unwrap();
 //! let p = sim.state().momentum();
 //! assert!(p.iter().all(|c| c.abs() < 1e-10));
 //! ```
@@ -36,6 +38,7 @@ mod cdo;
 mod engine;
 mod error;
 pub mod init;
+mod jam;
 pub(crate) mod kinematics;
 mod pairs;
 pub mod queue;
@@ -53,5 +56,6 @@ pub use engine::{
     OVERLAP_TOLERANCE, QUIET_EVENTS_PER_SLOT, SimConfig, Simulation, SnapshotEvery, Stop,
 };
 pub use error::SimError;
+pub use jam::{JAM_COLLISIONS_PER_PARTICLE, JAM_MIN_COLLISIONS, JAM_WINDOW};
 pub use stats::{Counters, Observables, Table1};
 pub use system::{Particle, SimBox, State, ball_volume};

@@ -64,7 +64,7 @@ impl Counters {
 /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
 /// let particles = init::random_placement(&sim_box, &vec![0.5; 40], init::MassRule::Unit, 1.0, 2).unwrap();
 /// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), NeighbourLists::default()).unwrap();
-/// sim.run(Stop::Collisions(500));
+/// sim.run(Stop::Collisions(500)).unwrap();
 /// let row = sim.table1();
 /// assert!(row.neighbours_mean < 40.0 && row.memory_bytes > 0);
 /// ```
@@ -97,9 +97,9 @@ pub struct Table1 {
 /// let sim_box = SimBox::periodic([30.0, 30.0]).unwrap();
 /// let particles = init::random_placement(&sim_box, &vec![0.5; 100], init::MassRule::Unit, 1.0, 4).unwrap();
 /// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), RegularSubdivision::new()).unwrap();
-/// sim.run(Stop::Collisions(200));
+/// sim.run(Stop::Collisions(200)).unwrap();
 /// sim.reset_observables();
-/// sim.run(Stop::Collisions(5000));
+/// sim.run(Stop::Collisions(5000)).unwrap();
 /// // A dilute gas (φ ≈ 0.09): Z ≈ 1 + 2φ in 2D.
 /// let z = sim.observables().compressibility();
 /// assert!(z > 1.0 && z < 1.5, "{z}");

@@ -182,7 +182,7 @@ pub(crate) struct Body<const D: usize> {
 /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
 /// let particles = vec![Particle::new([9.5, 1.0], [1.0, 0.0], 0.25, 2.0)];
 /// let mut sim = Simulation::new(particles, SimBox::periodic([10.0, 10.0]).unwrap(), SimConfig::default(), BruteForce::default()).unwrap();
-/// sim.run(Stop::Time(1.0));
+/// sim.run(Stop::Time(1.0)).unwrap();
 /// let state = sim.state();
 /// assert_eq!(state.position(0), [10.5, 1.0]); // unwrapped
 /// assert_eq!(state.position_wrapped(0), [0.5, 1.0]);

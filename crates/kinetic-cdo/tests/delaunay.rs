@@ -640,7 +640,7 @@ fn follow_events(
     let target = sim.counters().all_collisions() + collisions;
     while sim.counters().all_collisions() < target && seen.checks < max_checks {
         let Some(t1) = sim.next_event_time() else { break };
-        sim.run(Stop::Time(t1));
+        sim.run(Stop::Time(t1)).unwrap();
         let t2 = sim.next_event_time().unwrap_or(t1 + 1.0);
         assert!(t2 > t1, "{label}: an event at {t2} is pending after running to {t1}");
         let t_mid = t1 + 0.5 * (t2 - t1);
@@ -648,7 +648,7 @@ fn follow_events(
             seen.skipped += 1;
             continue;
         }
-        sim.run(Stop::Time(t_mid));
+        sim.run(Stop::Time(t_mid)).unwrap();
         let state = sim.state();
         assert_eq!(state.now(), t_mid);
         let at = format!("{label}, t = {t_mid} (events at {t1} and {t2}, {:?})", sim.counters());
@@ -984,7 +984,7 @@ fn rigidly_moving_rectangles_do_not_flip_forever() {
         let mut sim = simulation(particles, lengths);
         let seen = watchdog(label, 10, move || {
             let seen = follow_events(&mut sim, u64::MAX, 2000, 1, true, label);
-            sim.run(Stop::Time(end.max(sim.state().now())));
+            sim.run(Stop::Time(end.max(sim.state().now()))).unwrap();
             seen
         });
         eprintln!("{label}: {seen:?}");
@@ -1026,7 +1026,7 @@ fn near_cocircular_hexagon_flips_in_time() {
     assert_eq!((generated.clone(), generated_lengths), (particles.clone(), lengths));
     let mut sim = simulation(particles, lengths);
     check_against_oracle(&sim, "hexagon at t = 0");
-    sim.run(Stop::Time(0.1));
+    sim.run(Stop::Time(0.1)).unwrap();
     assert_eq!(sim.counters().all_collisions(), 0);
     let state = sim.state();
     let fresh = simulation(particles_now(state), lengths);
@@ -1081,9 +1081,9 @@ fn topological_events_per_collision_below_one_when_dense() {
         let mut sim = simulation(particles, lengths);
         let label = format!("φ = {phi}, γ = {gamma}, n = {n}");
         let (ratio, pairs_ratio, c) = watchdog(&label, 120, move || {
-            sim.run(Stop::Collisions(5 * n as u64));
+            sim.run(Stop::Collisions(5 * n as u64)).unwrap();
             sim.reset_counters();
-            sim.run(Stop::Collisions(10 * n as u64));
+            sim.run(Stop::Collisions(10 * n as u64)).unwrap();
             let c = *sim.counters();
             assert!(sim.max_overlap() <= 1e-9);
             assert!(sim.structure().is_regular(sim.state()));

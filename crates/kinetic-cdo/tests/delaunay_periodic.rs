@@ -410,7 +410,7 @@ fn halfway_to_the_next_event(sim: &mut Sim) -> Option<f64> {
     let t2 = sim.next_event_time().unwrap_or(t1 + 1.0);
     let t_mid = t1 + 0.5 * (t2 - t1);
     (t_mid > t1 && t_mid < t2).then(|| {
-        sim.run(Stop::Time(t_mid));
+        sim.run(Stop::Time(t_mid)).unwrap();
         t_mid
     })
 }
@@ -433,7 +433,7 @@ fn follow_and_compare_with_rebuilds(mut sim: Sim, collisions: u64, label: &str) 
     let mut checks = 0;
     while sim.counters().all_collisions() < collisions {
         let Some(t1) = sim.next_event_time() else { break };
-        sim.run(Stop::Time(t1));
+        sim.run(Stop::Time(t1)).unwrap();
         let Some(t_mid) = halfway_to_the_next_event(&mut sim) else { continue };
         let at = format!("{label}, t = {t_mid}");
         assert_equals_rebuilt(&sim, &at);
@@ -485,7 +485,7 @@ fn a_long_channel_stays_triangulated() {
         let label = format!("channel 400 × 8, seed {seed}");
         assert!(!sim.structure().fell_back(), "{label}: fell back at build");
         check_against_images(&sim, &label);
-        sim.run(Stop::Collisions(8_000));
+        sim.run(Stop::Collisions(8_000)).unwrap();
         assert!(!sim.structure().fell_back(), "{label}: fell back while running");
         check_against_images(&sim, &label);
         assert_touching_pairs_are_edges(&sim, &label);
@@ -560,7 +560,7 @@ fn few_particles_rebuild_wherever_the_kinetic_triangulation_holds() {
             };
             for _ in 0..150 {
                 let Some(t1) = sim.next_event_time() else { break };
-                sim.run(Stop::Time(t1));
+                sim.run(Stop::Time(t1)).unwrap();
                 if sim.structure().fell_back() {
                     break;
                 }

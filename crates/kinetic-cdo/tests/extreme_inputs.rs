@@ -37,6 +37,10 @@
 //! 18. `compress` at a finite but huge rate (1e200): the kinetic energy became infinite, the
 //!     thermostat failed naming a parameter the caller never passed, and the radii kept
 //!     growing; such a rate is now refused up front, changing nothing.
+//! 19. Jams: two touching disks spanning the gap between two walls, one moving into the
+//!     other, bounce between the walls forever at one instant, and `run(Stop::Time(..))` never
+//!     returned (a rattle in a gap of an ulp, or an inelastic collapse, likewise); `run` now
+//!     reports `SimError::Jammed`.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -84,7 +88,7 @@ fn inelastic_gravity_needs_the_tc_guard() {
     let guarded = SimConfig { tc_duration: 1e-3, ..config };
     let mut sim = Simulation::new(ball, floor_box(), guarded, BruteForce::default()).unwrap();
     let mut sim = within(60, "guarded bounce", move || {
-        sim.run(Stop::Time(100.0));
+        sim.run(Stop::Time(100.0)).unwrap();
         sim
     });
     assert_eq!(sim.state().now(), 100.0);
@@ -102,7 +106,7 @@ fn dying_bounce_under_gravity_stays_in_the_box() {
     let config = SimConfig::<2> { gravity: [0.0, -1.0], ..SimConfig::default() };
     let mut sim = Simulation::new(ball, floor_box(), config, BruteForce::default()).unwrap();
     let sim = within(60, "dying bounce", move || {
-        sim.run(Stop::Collisions(1000));
+        sim.run(Stop::Collisions(1000)).unwrap();
         sim
     });
     assert_eq!(sim.counters().wall_collisions, 1000);
@@ -217,7 +221,7 @@ fn snapshot_intervals_that_cannot_advance_are_refused() {
     let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.3], 0.5, 1.0)];
     let mut sim =
         Simulation::new(particles, floor_box(), SimConfig::default(), BruteForce::default()).unwrap();
-    sim.run(Stop::Time(1.0));
+    sim.run(Stop::Time(1.0)).unwrap();
     let mut sim = within(20, "tiny interval", move || {
         let mut out = Vec::new();
         assert!(sim.run_with_snapshots(Stop::Time(2.0), SnapshotEvery::Time(1e-17), &mut out).is_err());
@@ -278,13 +282,13 @@ fn nan_and_past_stop_times_do_nothing() {
     let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.3], 0.5, 1.0)];
     let mut sim =
         Simulation::new(particles, floor_box(), SimConfig::default(), BruteForce::default()).unwrap();
-    sim.run(Stop::Time(5.0));
+    sim.run(Stop::Time(5.0)).unwrap();
     let before = (sim.state().now(), sim.counters().all_collisions(), sim.state().position(0));
     let sim = within(20, "Stop::Time(NaN)", move || {
-        sim.run(Stop::Time(f64::NAN));
-        sim.run(Stop::Time(1.0));
-        sim.run(Stop::Time(5.0));
-        sim.run(Stop::Time(f64::NEG_INFINITY));
+        sim.run(Stop::Time(f64::NAN)).unwrap();
+        sim.run(Stop::Time(1.0)).unwrap();
+        sim.run(Stop::Time(5.0)).unwrap();
+        sim.run(Stop::Time(f64::NEG_INFINITY)).unwrap();
         sim
     });
     assert_eq!((sim.state().now(), sim.counters().all_collisions(), sim.state().position(0)), before);
@@ -393,7 +397,7 @@ fn equal_masses_of_any_size_exchange_velocities() {
 #[test]
 fn positions_stay_finite_at_huge_times_without_gravity() {
     let mut sim = brute_force_in_walls(vec![Particle::new([1.0, 1.0], [0.0, 0.0], 0.5, 1.0)], [4.0, 4.0]);
-    sim.run(Stop::Time(1e300));
+    sim.run(Stop::Time(1e300)).unwrap();
     assert_eq!(sim.state().position(0), [1.0, 1.0]);
 }
 
@@ -765,7 +769,7 @@ fn subnormal_speeds_schedule_finite_events() {
                 let mut sim =
                     Simulation::new(particles, sim_box, SimConfig::default(), NeighbourLists::<2>::default())
                         .unwrap();
-                sim.run(Stop::Time(1.0));
+                sim.run(Stop::Time(1.0)).unwrap();
                 assert_eq!(sim.state().now(), 1.0);
                 sim.state().particles()[0].position[0] - 5.0
             });
@@ -815,7 +819,223 @@ fn compressions_faster_than_the_speed_limit_are_refused() {
             "rate {rate:e}: {outcome:?}"
         );
         assert_eq!((sim.state().packing_fraction(), sim.state().kinetic_energy()), (phi, energy));
-        sim.run(Stop::Collisions(100));
+        sim.run(Stop::Collisions(100)).unwrap();
         assert_eq!(sim.state().packing_fraction(), phi, "rate {rate:e}: the radii grew after the refusal");
+    }
+}
+
+// 19.
+
+/// Runs `particles` with `structure` until `stop` on a thread (a hang fails the test) and
+/// returns the outcome with the simulation afterwards.
+fn run_outcome<S: Cdo<2> + Send + 'static>(
+    label: &str,
+    particles: Vec<Particle<2>>,
+    sim_box: SimBox<2>,
+    config: SimConfig<2>,
+    structure: S,
+    stop: Stop,
+) -> (Result<(), SimError>, Simulation<2, S>) {
+    within(60, label, move || {
+        let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+        (sim.run(stop), sim)
+    })
+}
+
+/// Checks that `particles` jam (at `expected_time`, to `tolerance`) in every 2D structure,
+/// under a time and a collision budget, and that each jammed simulation is still valid.
+fn jams_everywhere(
+    particles: &[Particle<2>],
+    sim_box: SimBox<2>,
+    config: SimConfig<2>,
+    expected_time: f64,
+    tolerance: f64,
+) {
+    let energy = Simulation::new(particles.to_vec(), sim_box, config, BruteForce::default())
+        .unwrap()
+        .state()
+        .kinetic_energy();
+    let check = |label: &str, outcome: Result<(), SimError>, overlap: f64, state: &kinetic_cdo::State<2>| {
+        let Err(SimError::Jammed { time, collisions }) = outcome else {
+            panic!("{label}: expected a jam, got {outcome:?} at t = {}", state.now());
+        };
+        assert!(
+            (time - expected_time).abs() <= tolerance,
+            "{label}: jammed at {time}, expected {expected_time}"
+        );
+        assert_eq!(time, state.now(), "{label}: the clock is not at the jam");
+        let limit = kinetic_cdo::JAM_COLLISIONS_PER_PARTICLE * particles.len() as u64
+            + kinetic_cdo::JAM_MIN_COLLISIONS;
+        assert!(collisions >= limit, "{label}: reported after {collisions} collisions");
+        assert!(overlap <= 1e-9, "{label}: overlap {overlap}");
+        if config.restitution == 1.0 {
+            let e = state.kinetic_energy();
+            assert!((e - energy).abs() <= 1e-9 * energy, "{label}: energy {energy} -> {e}");
+        }
+    };
+    for stop in [Stop::Time(1e3), Stop::Collisions(100_000_000)] {
+        let p = particles.to_vec();
+        macro_rules! each {
+            ($($name:literal => $structure:expr),* $(,)?) => {$(
+                let label = format!("{} ({stop:?})", $name);
+                let (outcome, sim) = run_outcome(&label, p.clone(), sim_box, config, $structure, stop);
+                check(&label, outcome, sim.max_overlap(), sim.state());
+                assert!(sim.is_jammed(), "{label}: is_jammed() is false after the jam");
+            )*};
+        }
+        each!(
+            "brute force" => BruteForce::default(),
+            "subdivision" => RegularSubdivision::new(),
+            "spatial tree" => SpatialTree::new(),
+            "segment trees" => SegmentTrees::<2>::new(),
+            "neighbour lists" => NeighbourLists::default(),
+            "triangulation" => LaguerreDelaunay::new(),
+        );
+    }
+}
+
+/// Two touching disks spanning the gap between two walls, one moving into the other: the
+/// momentum bounces between the walls through them forever at t = 0. `run` used to never
+/// return; it now reports the jam.
+#[test]
+fn a_pair_spanning_the_walls_jams_at_once() {
+    let particles = vec![
+        Particle::new([0.5, 2.0], [1.0, 0.0], 0.5, 1.0),
+        Particle::new([1.5, 2.0], [0.0, 0.0], 0.5, 1.0),
+    ];
+    jams_everywhere(&particles, SimBox::walls([2.0, 4.0]).unwrap(), SimConfig::default(), 0.0, 0.0);
+}
+
+/// The same pair with a gap of 2⁻⁵⁰ between the second disk and its wall: not a jam in exact
+/// arithmetic, but a rattle of four collisions every 2⁻⁴⁹ time units, so the clock creeps
+/// by about an ulp per collision (10¹⁵ collisions to reach t = 1). The window in units of
+/// the pair's own time scale recognises it; a test of exact equality of times would not.
+#[test]
+fn a_pair_rattling_in_a_gap_of_an_ulp_jams() {
+    let gap = 2f64.powi(-50);
+    let particles = vec![
+        Particle::new([0.5, 2.0], [1.0, 0.0], 0.5, 1.0),
+        Particle::new([1.5, 2.0], [0.0, 0.0], 0.5, 1.0),
+    ];
+    jams_everywhere(&particles, SimBox::walls([2.0 + gap, 4.0]).unwrap(), SimConfig::default(), 0.0, 1e-6);
+}
+
+/// A chain of three touching disks of an inexact radius spanning the walls at rest, set
+/// moving by a fourth that strikes the middle one obliquely at an inexact time: the clock of
+/// the jam creeps by rounding instead of standing still, and must still be recognised.
+#[test]
+fn a_chain_struck_from_the_side_jams_at_the_strike() {
+    let r = 0.37;
+    let height = 10.0 * r;
+    let y = height / 2.0;
+    let (bx, by) = (3.0 * r, y);
+    // The striker touches the middle disk at 30° from the vertical after falling `drop`.
+    let drop = 0.613;
+    let (sx, sy) = (bx + 2.0 * r * 0.5, by + 2.0 * r * 0.75f64.sqrt() + drop);
+    let particles = vec![
+        Particle::new([r, y], [0.0, 0.0], r, 1.0),
+        Particle::new([bx, by], [0.0, 0.0], r, 1.0),
+        Particle::new([5.0 * r, y], [0.0, 0.0], r, 1.0),
+        Particle::new([sx, sy], [0.0, -1.0], r, 1.0),
+    ];
+    let sim_box = SimBox::walls([6.0 * r, height]).unwrap();
+    jams_everywhere(&particles, sim_box, SimConfig::default(), drop, 1e-12);
+}
+
+/// Inelastic collapse: three disks in a row, the outer two closing in on the middle one,
+/// restitution 0.03 (below 7 − 4√3 ≈ 0.072, where three bodies can collapse) and no TC
+/// guard: the middle disk bounces between the others ever faster, infinitely often before
+/// t ≈ 2.3453 (an independent 1D event-driven model gives the same limit), which is reported as a
+/// jam. With e = 0.3 the same start ends after a few collisions.
+#[test]
+fn inelastic_collapse_without_the_tc_guard_jams() {
+    let particles = vec![
+        Particle::new([2.0, 5.0], [1.0, 0.0], 0.5, 1.0),
+        Particle::new([5.0, 5.0], [0.0, 0.0], 0.5, 1.0),
+        Particle::new([8.5, 5.0], [-1.0, 0.0], 0.5, 1.0),
+    ];
+    let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    let inelastic = |e: f64| SimConfig { restitution: e, ..SimConfig::default() };
+    let (outcome, sim) = run_outcome(
+        "collapse",
+        particles.clone(),
+        sim_box,
+        inelastic(0.03),
+        BruteForce::default(),
+        Stop::Time(3.0),
+    );
+    let Err(SimError::Jammed { time, .. }) = outcome else { panic!("e = 0.03: {outcome:?}") };
+    assert!((time - 2.3453).abs() < 1e-3, "collapse at {time}");
+    assert!(sim.max_overlap() <= 1e-9);
+    let (outcome, sim) = run_outcome(
+        "no collapse",
+        particles,
+        sim_box,
+        inelastic(0.3),
+        BruteForce::default(),
+        Stop::Time(3.0),
+    );
+    assert_eq!(outcome, Ok(()));
+    assert_eq!(sim.state().now(), 3.0);
+    assert!(sim.counters().collisions < 100, "{:?}", sim.counters());
+}
+
+/// Legitimate bursts of simultaneous collisions are not jams: Newton's cradle (a row of 200
+/// touching disks struck at one end passes the momentum along in 200 collisions at one
+/// instant) ends with the last disk carrying it and the others at rest.
+#[test]
+fn newtons_cradle_is_not_a_jam() {
+    let n = 200;
+    let mut particles: Vec<Particle<2>> =
+        (0..n).map(|k| Particle::new([10.0 + k as f64, 5.0], [0.0, 0.0], 0.5, 1.0)).collect();
+    particles.insert(0, Particle::new([8.0, 5.0], [1.0, 0.0], 0.5, 1.0));
+    let sim_box = SimBox::walls([1000.0, 10.0]).unwrap();
+    let (outcome, sim) = run_outcome(
+        "cradle",
+        particles,
+        sim_box,
+        SimConfig::default(),
+        BruteForce::default(),
+        Stop::Time(2.0),
+    );
+    assert_eq!(outcome, Ok(()));
+    assert!(!sim.is_jammed());
+    assert_eq!(sim.counters().collisions, n as u64);
+    let velocities: Vec<[f64; 2]> = sim.state().particles().iter().map(|p| p.velocity).collect();
+    assert_eq!(velocities[n], [1.0, 0.0]);
+    assert!(velocities[..n].iter().all(|v| *v == [0.0, 0.0]), "{velocities:?}");
+}
+
+/// Snapshots of a jamming run: the frames before the jam are written, then the jam comes back
+/// as an I/O error whose source is the `SimError`.
+#[test]
+fn snapshots_report_a_jam() {
+    let particles = vec![
+        Particle::new([0.5, 2.0], [1.0, 0.0], 0.5, 1.0),
+        Particle::new([1.5, 2.0], [0.0, 0.0], 0.5, 1.0),
+    ];
+    for every in [SnapshotEvery::Time(0.5), SnapshotEvery::Collisions(10)] {
+        for stop in [Stop::Time(3.0), Stop::Collisions(1_000_000)] {
+            let particles = particles.clone();
+            let (outcome, frames) = within(60, "snapshots", move || {
+                let mut sim = Simulation::new(
+                    particles,
+                    SimBox::walls([2.0, 4.0]).unwrap(),
+                    SimConfig::default(),
+                    BruteForce::default(),
+                )
+                .unwrap();
+                let mut out = Vec::new();
+                let outcome = sim.run_with_snapshots(stop, every, &mut out);
+                (outcome, String::from_utf8(out).unwrap().lines().filter(|l| l.trim() == "2").count())
+            });
+            let e = outcome.expect_err("the jam must be reported");
+            let source = e.into_inner().and_then(|s| s.downcast::<SimError>().ok());
+            assert!(
+                matches!(source.as_deref(), Some(SimError::Jammed { .. })),
+                "{every:?}, {stop:?}: {source:?}"
+            );
+            assert!(frames >= 1, "{every:?}, {stop:?}: the first frame is missing");
+        }
     }
 }

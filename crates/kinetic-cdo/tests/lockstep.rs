@@ -1124,7 +1124,7 @@ fn laguerre_delaunay_regular_between_events_under_gravity() {
             if let Some(next) = sim.next_event_time() {
                 let midway = sim.state().now() + 0.5 * (next - sim.state().now());
                 if midway > sim.state().now() && midway < next {
-                    sim.run(kinetic_cdo::Stop::Time(midway));
+                    sim.run(kinetic_cdo::Stop::Time(midway)).unwrap();
                 }
             }
             assert!(

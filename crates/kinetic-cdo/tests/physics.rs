@@ -51,7 +51,7 @@ fn conservation<const D: usize, S: Cdo<D>, Q: EventQueue>(
     let all_periodic = state.sim_box().periodic_axes().iter().all(|&p| p);
     let mut done = 0;
     while done < total {
-        sim.run(Stop::Collisions(10_000));
+        sim.run(Stop::Collisions(10_000)).unwrap();
         done += 10_000;
         assert_eq!(sim.counters().all_collisions(), done, "{label}: the run stopped early");
         let e = sim.state().kinetic_energy();
@@ -340,7 +340,7 @@ fn ball_bounces_back_to_its_height() {
                     assert_eq!(c.kind, CollisionKind::Wall { particle: 0, axis: 1, high: false });
                     hits.push(c.time);
                     let apex = fall + period * f64::from(k) + impact_speed / g;
-                    s.run(Stop::Time(apex));
+                    s.run(Stop::Time(apex)).unwrap();
                     assert_eq!(s.state().now(), apex);
                     apex_heights.push(s.state().position(0)[1]);
                     assert!(
@@ -387,7 +387,7 @@ fn dilute_gas_pressure_and_collision_rate_3d() {
     let particles = init::random_placement(&sim_box, &radii, init::MassRule::Unit, 1.0, 77).unwrap();
     let mut s = sim(particles, sim_box, SimConfig::default(), RegularSubdivision::new());
     // Equilibrate: ~10 collisions per particle.
-    s.run(Stop::Collisions(2000));
+    s.run(Stop::Collisions(2000)).unwrap();
     let kinetic = s.state().kinetic_energy();
     let kt = 2.0 * kinetic / (3.0 * (n as f64 - 1.0));
     let density = n as f64 / sim_box.volume();
@@ -524,7 +524,7 @@ fn xyz_frames_parse_back() {
     let (p, b) = random_system::<2>(9, 50, 2.0, 0.3, [true, false]);
     let radii: Vec<f64> = p.iter().map(|q| q.radius).collect();
     let mut s = sim(p, b, SimConfig::default(), SegmentTrees::new());
-    s.run(Stop::Collisions(500));
+    s.run(Stop::Collisions(500)).unwrap();
     let mut out = Vec::new();
     s.write_xyz(&mut out).unwrap();
     let frames = parse_frames(&String::from_utf8(out).unwrap());

@@ -87,7 +87,7 @@ fn build_one<const D: usize, S: Cdo<D> + Send + 'static>(
                 // events at extreme speeds; a collision limit could mean none ever).
                 for _ in 0..20 {
                     if let Some(t) = sim.next_event_time() {
-                        sim.run(Stop::Time(t));
+                        sim.run(Stop::Time(t)).unwrap();
                     }
                 }
             })
@@ -1075,7 +1075,7 @@ fn identical_runs_and_clones_agree() {
     assert_eq!(run(), run());
     let (particles, sim_box) = random_system::<2>(82, 70, 2.0, 0.35, [true, true]);
     let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), SegmentTrees::new()).unwrap();
-    sim.run(Stop::Collisions(1234));
+    sim.run(Stop::Collisions(1234)).unwrap();
     let mut copy = sim.clone();
     for step in 0..2000 {
         let (a, b) = (sim.next_collision(), copy.next_collision());
@@ -1128,7 +1128,7 @@ fn no_collision_ever() {
                 BruteForce::default(),
             )
             .unwrap();
-            sim.run(Stop::Time(100.0));
+            sim.run(Stop::Time(100.0)).unwrap();
             assert_eq!(sim.state().now(), 100.0, "{name}");
             c
         })
@@ -1165,7 +1165,7 @@ fn ball_resting_on_the_floor_is_refused_and_a_lifted_one_bounces() {
             }
             let lifted = vec![Particle::new([5.0, 0.5 + 1e-9], [0.0, 0.0], 0.5, 1.0), other];
             let mut sim = Simulation::new(lifted, sim_box, config, structure).unwrap();
-            sim.run(Stop::Time(1.0));
+            sim.run(Stop::Time(1.0)).unwrap();
             let overlap = sim.max_overlap();
             (overlap > 1e-9).then(|| {
                 format!(
@@ -1399,7 +1399,7 @@ fn smallest_masses_still_bounce() {
         let mut sim = head_on(tiny, tiny);
         assert_eq!(sim.next_collision().map(|c| c.kind), Some(CollisionKind::Pair(0, 1)));
         assert_eq!((sim.state().velocity(0), sim.state().velocity(1)), ([-1.0, 0.0], [1.0, 0.0]));
-        sim.run(Stop::Time(20.0));
+        sim.run(Stop::Time(20.0)).unwrap();
         assert!(sim.state().now() >= 20.0);
         assert!(sim.max_overlap() < 1e-9);
     });
@@ -1433,7 +1433,7 @@ fn no_particle_spans_the_gap_between_walls() {
     // Growth that stays below the gap still works, and the clock moves on afterwards.
     sim.compress(phi * 1.3, 0.1, 10).unwrap();
     let t = sim.state().now();
-    sim.run(Stop::Collisions(100));
+    sim.run(Stop::Collisions(100)).unwrap();
     assert!(sim.state().now() > t);
     assert!(sim.max_overlap() < 1e-9);
 }

@@ -567,7 +567,7 @@ impl LaguerreDelaunay {
     /// }
     /// // Halfway to the next event (no certificate is failing there).
     /// let next = sim.next_event_time().unwrap();
-    /// sim.run(kinetic_cdo::Stop::Time(0.5 * (sim.state().now() + next)));
+    /// sim.run(kinetic_cdo::Stop::Time(0.5 * (sim.state().now() + next))).unwrap();
     /// assert_eq!(sim.structure().edges(), sim.structure().rebuilt_edges(sim.state()));
     /// ```
     pub fn rebuilt_edges(&self, state: &State<2>) -> Vec<[usize; 2]> {
