@@ -139,6 +139,9 @@ pub enum SolidError {
         signed_volume: f64,
     },
     /// The mesh encloses no volume (signed volume exactly zero), e.g. a doubly covered surface.
+    /// The signed volume sums the shells with their orientations, so a mesh of an outward shell
+    /// and a separate inward shell of the same volume (an outward unit cube beside an inward
+    /// one) is refused too.
     #[error("mesh encloses zero volume")]
     ZeroVolume,
 }

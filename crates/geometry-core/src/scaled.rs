@@ -106,11 +106,14 @@ fn exact_reach_sign(a: DVec3, b: DVec3, reach_a: f64, reach_b: f64) -> i32 {
 /// The inverse of a finite, invertible affine map, or `None` (not finite, singular, or with an
 /// inverse beyond `f64`'s range).
 ///
-/// The linear part is scaled by a power of two (exactly) to entries below 2 before it is
-/// inverted, and the inverse scaled back: inverting through the determinant directly fails for
-/// ordinary maps whose determinant leaves the range, a scale by `1e103` (its determinant
-/// overflows while the cofactors do not, and the inverse came out all zeros) or by `1e-110`
-/// (its determinant underflows to 0).
+/// The linear part is equilibrated before it is inverted: each row, then each column, scaled
+/// by a power of two (exactly) so that its largest entry lies in `[1, 2)`; the inverse is
+/// scaled back. Inverting through the determinant directly fails for ordinary maps whose
+/// determinant leaves the range: a scale by `1e103` (its determinant overflows while the
+/// cofactors do not, and the inverse came out all zeros) or by `1e-110` (its determinant
+/// underflows to 0). One power of two for the whole matrix is not enough for anisotropic maps:
+/// `diag(1e-150, 1e150, 1)` has determinant 1, but scaled to entries below 2 its determinant
+/// underflowed and the map was refused as singular.
 ///
 /// ```
 /// use geometry_core::{scaled, DAffine3, DVec3};
@@ -118,44 +121,67 @@ fn exact_reach_sign(a: DVec3, b: DVec3, reach_a: f64, reach_b: f64) -> i32 {
 /// let inverse = scaled::affine_inverse(&pose).unwrap();
 /// let p = DVec3::new(3e103, 0.0, 0.0);
 /// assert!((inverse.transform_point3(p) - DVec3::new(3.0, 0.0, 0.0)).length() < 1e-15);
+/// let squeeze = DAffine3::from_scale(DVec3::new(1e-150, 1e150, 1.0));
+/// let inverse = scaled::affine_inverse(&squeeze).unwrap();
+/// assert_eq!(inverse.transform_point3(DVec3::new(1e-150, 1e150, 2.0)), DVec3::new(1.0, 1.0, 2.0));
 /// assert!(scaled::affine_inverse(&DAffine3::from_scale(DVec3::new(1.0, 0.0, 1.0))).is_none());
 /// ```
 pub fn affine_inverse(pose: &DAffine3) -> Option<DAffine3> {
     if !pose.is_finite() {
         return None;
     }
-    let (normalised, scale) = normalised_linear(&pose.matrix3)?;
-    if normalised.determinant() == 0.0 {
+    let (balanced, rows, columns) = equilibrated(&pose.matrix3)?;
+    if balanced.determinant() == 0.0 {
         return None;
     }
-    let linear = normalised.inverse() * scale;
+    // m = diag(rows)⁻¹ · balanced · diag(columns)⁻¹, so m⁻¹ = diag(columns) · balanced⁻¹ · diag(rows).
+    let inverse = balanced.inverse();
+    let linear = DMat3::from_cols(
+        columns * inverse.x_axis * rows.x,
+        columns * inverse.y_axis * rows.y,
+        columns * inverse.z_axis * rows.z,
+    );
     let inverse = DAffine3::from_mat3_translation(linear, -(linear * pose.translation));
     inverse.is_finite().then_some(inverse)
 }
 
 /// Whether the linear map `m` reverses orientation (its determinant is negative), judged on
-/// `m` scaled by a power of two, so that the determinant of a tiny or huge reflection neither
-/// underflows to `-0` nor overflows. `false` for a singular or non-finite `m`.
+/// `m` equilibrated by powers of two (as in [`affine_inverse`]), so that the determinant of a
+/// tiny, huge or strongly anisotropic reflection neither underflows to `-0` nor overflows.
+/// `false` for a singular or non-finite `m`.
 ///
 /// ```
 /// use geometry_core::{scaled, DMat3, DVec3};
 /// let tiny_mirror = DMat3::from_diagonal(DVec3::new(-1e-110, 1e-110, 1e-110));
 /// assert_eq!(tiny_mirror.determinant(), 0.0); // underflowed
 /// assert!(scaled::reverses_orientation(&tiny_mirror));
+/// assert!(scaled::reverses_orientation(&DMat3::from_diagonal(DVec3::new(-1e-300, 1e300, 1e-200))));
 /// ```
 pub fn reverses_orientation(m: &DMat3) -> bool {
-    m.is_finite() && normalised_linear(m).is_some_and(|(normalised, _)| normalised.determinant() < 0.0)
+    m.is_finite() && equilibrated(m).is_some_and(|(balanced, _, _)| balanced.determinant() < 0.0)
 }
 
-/// `m · s` and the power of two `s` that brings `m`'s largest entry into `[1, 2)` (below 1 for
-/// the smallest subnormals), or `None` for a zero matrix.
-fn normalised_linear(m: &DMat3) -> Option<(DMat3, f64)> {
-    let largest = m.to_cols_array().iter().fold(0.0f64, |a, &x| a.max(x.abs()));
-    if largest == 0.0 {
-        return None;
-    }
-    let scale = power_of_two_near_reciprocal(largest);
-    Some((*m * scale, scale))
+/// `diag(rows) · m · diag(columns)` with powers of two that bring the largest entry of each
+/// row, and then of each column, into `[1, 2)` (below 1 for the smallest subnormals), with
+/// `rows` and `columns`; `None` when a row or a column is zero (a singular matrix). Scaling by
+/// powers of two is exact (unless it reaches the subnormals), and positive factors keep the
+/// determinant's sign.
+fn equilibrated(m: &DMat3) -> Option<(DMat3, DVec3, DVec3)> {
+    let largest_of = |v: DVec3| v.abs().max_element();
+    let row_scale = |i: usize| {
+        let largest = largest_of(m.row(i));
+        (largest > 0.0).then(|| power_of_two_near_reciprocal(largest))
+    };
+    let rows = DVec3::new(row_scale(0)?, row_scale(1)?, row_scale(2)?);
+    let by_rows = DMat3::from_cols(rows * m.x_axis, rows * m.y_axis, rows * m.z_axis);
+    let column_scale = |j: usize| {
+        let largest = largest_of(by_rows.col(j));
+        (largest > 0.0).then(|| power_of_two_near_reciprocal(largest))
+    };
+    let columns = DVec3::new(column_scale(0)?, column_scale(1)?, column_scale(2)?);
+    let balanced =
+        DMat3::from_cols(by_rows.x_axis * columns.x, by_rows.y_axis * columns.y, by_rows.z_axis * columns.z);
+    Some((balanced, rows, columns))
 }
 
 /// A power of two `s` with `s · x` in `[1, 2)` for a positive finite `x` (capped at 2¹⁰²³, so

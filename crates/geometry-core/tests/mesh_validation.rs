@@ -622,6 +622,37 @@ proptest! {
         prop_assert_eq!(scaled.matrix3, unit.matrix3 * 2f64.powi(-k));
         prop_assert_eq!(reverses_orientation(&(m * 2f64.powi(k))), mirror);
     }
+
+    /// Strongly anisotropic maps `diag(2^a) · m · diag(2^c)` (a rotation with stretches, rows
+    /// and columns scaled by up to `2^±500` each, determinants far outside `f64`'s range) are
+    /// inverted: unscaling the inverse by the same powers of two gives `m`'s inverse, and the
+    /// orientation is `m`'s. (With one power of two for the whole matrix, the scaled
+    /// determinant underflowed and such maps were refused as singular.)
+    #[test]
+    fn affine_inverse_inverts_anisotropic_maps(
+        q in unit_quat(),
+        stretch in [0.3..3.0f64, 0.3..3.0, 0.3..3.0],
+        mirror in any::<bool>(),
+        a in [-500i32..500, -500..500, -500..500],
+        c in [-500i32..500, -500..500, -500..500],
+    ) {
+        use geometry_core::scaled::{affine_inverse, reverses_orientation};
+        let mut m = rotation_matrix(q) * DMat3::from_diagonal(DVec3::from_array(stretch));
+        if mirror {
+            m *= DMat3::from_diagonal(DVec3::new(-1.0, 1.0, 1.0));
+        }
+        let power = |e: [i32; 3]| DMat3::from_diagonal(DVec3::from_array(e.map(|k| 2f64.powi(k))));
+        let squeezed = power(a) * m * power(c);
+        let inverse = affine_inverse(&DAffine3::from_mat3(squeezed)).expect("invertible");
+        // m⁻¹ = diag(2^c) · squeezed⁻¹ · diag(2^a), exactly as scalings go.
+        let unscaled = power(c) * inverse.matrix3 * power(a);
+        let product = unscaled * m;
+        prop_assert!(
+            (product - DMat3::IDENTITY).to_cols_array().iter().all(|e| e.abs() < 1e-13),
+            "{:?}", product
+        );
+        prop_assert_eq!(reverses_orientation(&squeezed), mirror);
+    }
 }
 
 /// Six times the volume of a closed mesh, `Σ a·(b×c)` over its faces, in exact rationals.

@@ -8,7 +8,10 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum RayCrossError {
     /// The mesh does not bound a solid: it is open, non-manifold or inconsistently oriented, or
-    /// encloses no volume. (Inward-facing meshes are accepted: parity does not need orientation.)
+    /// its signed volume is exactly zero. (Inward-facing meshes are accepted: parity does not
+    /// need orientation. The signed volume sums the shells with their orientations, so an
+    /// outward shell beside an inward one of the same volume is refused, although parity would
+    /// classify it: see [`SolidError::ZeroVolume`].)
     #[error("mesh does not bound a solid: {0}")]
     NotSolid(SolidError),
     /// A query point has a NaN or infinite coordinate (`index` in a batch, 0 for one point).

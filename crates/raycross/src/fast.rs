@@ -68,7 +68,8 @@ impl RayCrossing {
     ///
     /// # Errors
     /// [`RayCrossError::NotSolid`] for an open, non-manifold or inconsistently oriented mesh or
-    /// one of zero volume (see [`TriMesh::require_solid`]); inward-facing meshes are accepted.
+    /// one of zero signed volume (see [`TriMesh::require_solid`]); inward-facing meshes are
+    /// accepted.
     ///
     /// ```
     /// use geometry_core::{TriMesh, DVec3};

@@ -11,9 +11,9 @@
 //!   [`Containment::OnBoundary`](contact_core::Containment::OnBoundary). Batches run in
 //!   parallel, and points sharing a ray line (as in regular grids) share the line's work.
 //!
-//! Both accept closed, edge-manifold, consistently oriented meshes of non-zero volume in either
-//! orientation, and refuse others with [`RayCrossError::NotSolid`]. [`vertices_inside`] is the
-//! paper's use case: which vertices of one posed body lie inside another.
+//! Both accept closed, edge-manifold, consistently oriented meshes of non-zero signed volume in
+//! either orientation, and refuse others with [`RayCrossError::NotSolid`]. [`vertices_inside`]
+//! is the paper's use case: which vertices of one posed body lie inside another.
 //!
 //! ```
 //! use contact_core::{Containment, PointContainment};

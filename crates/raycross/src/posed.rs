@@ -37,8 +37,9 @@ pub fn vertices_inside(
     other: &TriMesh,
     other_pose: &DAffine3,
 ) -> Result<Vec<(u32, Containment)>, RayCrossError> {
-    // (Inverted on the scaled linear part: through the determinant, a pose scaling by 1e103
-    // gave an all-zero inverse and one scaling by 1e-110 was refused as singular.)
+    // (Inverted on the equilibrated linear part: through the determinant, a pose scaling by
+    // 1e103 gave an all-zero inverse, and ones scaling by 1e-110, or by 1e-150 along x and 1e150
+    // along y, were refused as singular.)
     let world_to_body = affine_inverse(body_pose).ok_or(RayCrossError::InvalidPose)?;
     if affine_inverse(other_pose).is_none() {
         return Err(RayCrossError::InvalidPose);

@@ -680,6 +680,30 @@ fn vertices_inside_with_extreme_body_poses() {
     }
 }
 
+/// Strongly anisotropic poses, finite and invertible (determinant 1): `diag(1e-150, 1e150, 1)`
+/// as the body's pose, the other's, or both; and `diag(2⁻⁶⁰⁰, 2⁶⁰⁰, 1)`. They were refused as
+/// `InvalidPose` (the inverse scaled the whole matrix by one power of two, and the determinant
+/// still underflowed; found by an adversarial review). With equal poses every vertex of a
+/// ball of half the body's radius is inside, as without the poses.
+#[test]
+fn vertices_inside_with_anisotropic_poses() {
+    let body_mesh = octa_sphere(2).unwrap();
+    let body = RayCrossing::new(body_mesh).unwrap();
+    let other = octa_sphere(1).unwrap().transformed(&DAffine3::from_scale(DVec3::splat(0.5))).unwrap();
+    for squeeze in [DVec3::new(1e-150, 1e150, 1.0), DVec3::new(2f64.powi(-600), 2f64.powi(600), 1.0)] {
+        let pose = DAffine3::from_scale(squeeze);
+        let inside = vertices_inside(&body, &pose, &other, &pose).unwrap();
+        assert_eq!(inside.len(), other.vertices().len(), "{squeeze}: {inside:?}");
+        assert!(inside.iter().all(|(_, c)| *c == Inside), "{squeeze}: {inside:?}");
+        // One side posed only: a vertex then lands at a coordinate of 5e-151 (or 2⁻⁶⁰¹) within
+        // the body's box, outside the exact range: refused naming the vertex, not the pose.
+        for (body_pose, other_pose) in [(DAffine3::IDENTITY, pose), (pose, DAffine3::IDENTITY)] {
+            let outcome = vertices_inside(&body, &body_pose, &other, &other_pose);
+            assert!(matches!(outcome, Err(RayCrossError::PointOutOfRange { .. })), "{squeeze}: {outcome:?}");
+        }
+    }
+}
+
 /// Exact poses: every vertex lands on a dyadic point of the body's frame, many on its surface.
 #[test]
 fn vertices_inside_with_exact_poses() {
