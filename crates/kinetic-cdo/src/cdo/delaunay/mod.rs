@@ -583,6 +583,16 @@ impl LaguerreDelaunay {
     /// Whether the triangulation is valid for the state now: every triangle counter-clockwise
     /// and every interior edge regular (exact predicates). The check the kinetic maintenance is
     /// tested with; `O(n)`.
+    ///
+    /// The predicates see the positions now rounded to `f64`, while the certificates follow
+    /// the exact trajectories (the polynomial in `t` of the stored positions and velocities).
+    /// Where four sites stay co-circular in power to within that rounding for a whole stretch
+    /// of time (a ring of equal disks moving radially inward, say), the two can disagree on the
+    /// sign, and this check (like [`rebuilt_edges`](Self::rebuilt_edges)) may then report an
+    /// edge that the exact motion keeps regular. Measured on a ring of 16 disks: flagged at 10
+    /// of 200 midpoints between events, each flagged edge a near-tie for an independent power
+    /// diagram, and 300 collisions in lock-step with brute force (test
+    /// `ring_moving_inward_stays_regular_up_to_rounding`).
     pub fn is_regular(&self, state: &State<2>) -> bool {
         if self.fallback.is_some() {
             return false;
