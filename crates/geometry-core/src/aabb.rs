@@ -226,26 +226,41 @@ impl Aabb {
         if center.is_finite() { center } else { self.min * 0.5 + self.max * 0.5 }
     }
 
-    /// Volume (zero for a flat box).
+    /// Volume: zero for a flat box (however long its other edges), infinite only when the
+    /// volume itself exceeds `f64::MAX` (no overflow or underflow of partial products, and
+    /// edges longer than `f64::MAX` are taken at half length).
     ///
     /// ```
     /// use geometry_core::{Aabb, DVec3};
     /// assert_eq!(Aabb::new(DVec3::ZERO, DVec3::new(1.0, 2.0, 3.0)).unwrap().volume(), 6.0);
+    /// assert_eq!(Aabb::new(DVec3::ZERO, DVec3::new(1e200, 1e200, 0.0)).unwrap().volume(), 0.0);
+    /// assert_eq!(Aabb::new(DVec3::ZERO, DVec3::new(1e200, 1e200, 1e-200)).unwrap().volume(), 1e200);
     /// ```
     pub fn volume(&self) -> f64 {
-        let e = self.extents();
-        e.x * e.y * e.z
+        let (half, scale) = self.halved_extents();
+        crate::scaled::product(&[half.x, half.y, half.z, scale * scale * scale])
     }
 
-    /// Surface area.
+    /// Surface area: computed as [`volume`](Self::volume) is, so zero or finite where the exact
+    /// area is.
     ///
     /// ```
     /// use geometry_core::{Aabb, DVec3};
     /// assert_eq!(Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap().surface_area(), 6.0);
+    /// let needle = Aabb::new(DVec3::new(-1e308, 0.0, 0.0), DVec3::new(1e308, 0.0, 0.0)).unwrap();
+    /// assert_eq!(needle.surface_area(), 0.0);
     /// ```
     pub fn surface_area(&self) -> f64 {
+        let (e, scale) = self.halved_extents();
+        let face = |u: f64, v: f64| crate::scaled::product(&[u, v, 2.0 * scale * scale]);
+        face(e.x, e.y) + face(e.y, e.z) + face(e.z, e.x)
+    }
+
+    /// The extents, or where one overflows (an edge longer than `f64::MAX`) the half extents,
+    /// with the factor (1 or 2) that restores them.
+    fn halved_extents(&self) -> (DVec3, f64) {
         let e = self.extents();
-        2.0 * (e.x * e.y + e.y * e.z + e.z * e.x)
+        if e.is_finite() { (e, 1.0) } else { (self.max * 0.5 - self.min * 0.5, 2.0) }
     }
 
     /// The box grown by `margin` on every side.

@@ -217,7 +217,8 @@ impl Ellipsoid {
         form.signum()
     }
 
-    /// Volume `4/3 π a b c`.
+    /// Volume `4/3 π a b c`, without overflow or underflow of the partial products (semi-axes
+    /// of `1e200`, `1e200` and `1e-200` give `4.19e200`).
     ///
     /// ```
     /// use geometry_core::{Ellipsoid, DQuat, DVec3};
@@ -225,6 +226,7 @@ impl Ellipsoid {
     /// assert!((v - 8.0 * std::f64::consts::PI).abs() < 1e-12);
     /// ```
     pub fn volume(&self) -> f64 {
-        4.0 / 3.0 * std::f64::consts::PI * self.semi_axes.x * self.semi_axes.y * self.semi_axes.z
+        let s = self.semi_axes;
+        crate::scaled::product(&[4.0 / 3.0 * std::f64::consts::PI, s.x, s.y, s.z])
     }
 }

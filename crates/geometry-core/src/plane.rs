@@ -20,17 +20,25 @@ impl Plane {
     /// The plane through `point` with normal direction `normal` (normalised here).
     ///
     /// # Errors
-    /// [`GeometryError::NonFinite`] for non-finite input; [`GeometryError::ZeroVector`] for a zero normal.
+    /// [`GeometryError::NonFinite`] for non-finite input, and for a plane whose offset `n · point`
+    /// lies beyond `f64`'s range (a point near `f64::MAX` on every axis with a diagonal normal:
+    /// its distances would all be NaN); [`GeometryError::ZeroVector`] for a zero normal.
     ///
     /// ```
     /// use geometry_core::{Plane, DVec3, GeometryError};
     /// assert!(matches!(Plane::from_point_normal(DVec3::ZERO, DVec3::ZERO), Err(GeometryError::ZeroVector { .. })));
+    /// let far = Plane::from_point_normal(DVec3::splat(1.5e308), DVec3::ONE);
+    /// assert!(matches!(far, Err(GeometryError::NonFinite { .. })));
     /// ```
     pub fn from_point_normal(point: DVec3, normal: DVec3) -> Result<Self, GeometryError> {
         check_finite("plane point", point)?;
         check_finite("plane normal", normal)?;
         let n = crate::scaled::normalize(normal).ok_or(GeometryError::ZeroVector { what: "plane normal" })?;
-        Ok(Self { normal: n, offset: n.dot(point) })
+        let offset = n.dot(point);
+        if !offset.is_finite() {
+            return Err(GeometryError::NonFinite { what: "plane offset n · point" });
+        }
+        Ok(Self { normal: n, offset })
     }
 
     /// The unit normal.

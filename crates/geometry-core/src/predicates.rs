@@ -238,7 +238,8 @@ pub fn drop_axis(p: DVec3, axis: usize) -> DVec2 {
 /// let (a, b, c) = (DVec3::ZERO, DVec3::X, DVec3::Y);
 /// assert!(on_triangle(a, b, c, DVec3::new(0.25, 0.25, 0.0)));
 /// assert!(on_triangle(a, b, c, DVec3::new(0.5, 0.5, 0.0))); // on the hypotenuse
-/// assert!(!on_triangle(a, b, c, DVec3::new(0.25, 0.25, 1e-300)));
+/// // Off the plane by the smallest coordinate of the exact range.
+/// assert!(!on_triangle(a, b, c, DVec3::new(0.25, 0.25, 1e-70)));
 /// ```
 pub fn on_triangle(a: DVec3, b: DVec3, c: DVec3, p: DVec3) -> bool {
     if orient3d(a, b, c, p) != Sign::Zero {

@@ -1,5 +1,6 @@
 //! Rays and segments.
 
+use crate::dyadic::Dyadic;
 use crate::{Aabb, DVec3, GeometryError, check_finite};
 
 /// A half-line `origin + t · direction`, `t >= 0`, with a non-zero (not necessarily unit) direction.
@@ -72,13 +73,29 @@ impl Ray {
     /// Slab test: the parameter interval `[t_enter, t_exit]` (clamped to `t >= 0`) where the ray is
     /// inside the closed box, or `None` when it misses.
     ///
+    /// Whether it misses is decided exactly (a floating-point slab test first, exact dyadic
+    /// arithmetic where its rounding could change the answer: a ray that only grazes an edge or
+    /// a corner, slab offsets that overflow, parameters that underflow); the interval's ends are
+    /// rounded (beyond `f64`'s range they are infinite).
+    ///
     /// ```
     /// use geometry_core::{Aabb, Ray, DVec3};
     /// let b = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
     /// assert_eq!(Ray::new(DVec3::splat(2.0), DVec3::X).unwrap().intersect_aabb(&b), None);
     /// ```
     pub fn intersect_aabb(&self, aabb: &Aabb) -> Option<(f64, f64)> {
-        slab_interval(self.origin, self.direction, aabb, 0.0, f64::INFINITY)
+        let (interval, certain) = slab_interval(self.origin, self.direction, aabb, 0.0, f64::INFINITY);
+        if certain {
+            return interval;
+        }
+        let direction = self.direction.to_array().map(Dyadic::from_f64);
+        if !meets_exactly(self.origin, &direction, aabb, false) {
+            return None;
+        }
+        // A hit that rounding reported as a near miss: the rounded ends crossed.
+        Some(interval.unwrap_or_else(|| {
+            slab_interval_unchecked(self.origin, self.direction, aabb, 0.0, f64::INFINITY)
+        }))
     }
 }
 
@@ -115,14 +132,23 @@ impl Segment {
         Ok(Self { a, b })
     }
 
-    /// Length `|b - a|`.
+    /// Length `|b - a|`, without spurious overflow or underflow (computed at unit scale, see
+    /// [`scaled::length`](crate::scaled::length)): infinite only when the length itself exceeds
+    /// `f64::MAX`.
     ///
     /// ```
     /// use geometry_core::{Segment, DVec3};
     /// assert_eq!(Segment::new(DVec3::ZERO, DVec3::new(3.0, 4.0, 0.0)).unwrap().length(), 5.0);
+    /// let tiny = Segment::new(DVec3::new(3e-200, 0.0, 0.0), DVec3::new(0.0, 4e-200, 0.0)).unwrap();
+    /// assert!((tiny.length() - 5e-200).abs() < 1e-214);
     /// ```
     pub fn length(&self) -> f64 {
-        self.a.distance(self.b)
+        let d = self.b - self.a;
+        if d.is_finite() {
+            return crate::scaled::length(d);
+        }
+        // The difference overflows: its half does not (exact for normal numbers).
+        2.0 * crate::scaled::length(self.b * 0.5 - self.a * 0.5)
     }
 
     /// The bounding box of the end points.
@@ -135,23 +161,31 @@ impl Segment {
         Aabb { min: self.a.min(self.b), max: self.a.max(self.b) }
     }
 
-    /// Whether the closed segment meets the closed box (slab test).
+    /// Whether the closed segment meets the closed box, decided exactly: a floating-point slab
+    /// test first, exact dyadic arithmetic where its rounding could change the answer (a
+    /// segment ending an ulp before the box used to be reported hit, and the same segment
+    /// reversed not), so the answer does not depend on the segment's direction.
     ///
     /// ```
     /// use geometry_core::{Aabb, Segment, DVec3};
     /// let b = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
     /// assert!(!Segment::new(DVec3::splat(2.0), DVec3::splat(3.0)).unwrap().intersects_aabb(&b));
+    /// // Ends one ulp before the box at x = 1.
+    /// let box_after = Aabb::new(DVec3::new(1.0, 0.0, 0.0), DVec3::new(2.0, 1.0, 1.0)).unwrap();
+    /// let short = Segment::new(DVec3::new(-1000.0, 0.5, 0.5), DVec3::new(1.0 - f64::EPSILON / 2.0, 0.5, 0.5)).unwrap();
+    /// assert!(!short.intersects_aabb(&box_after));
     /// ```
     pub fn intersects_aabb(&self, aabb: &Aabb) -> bool {
         let direction = self.b - self.a;
         if direction.is_finite() {
-            return slab_interval(self.a, direction, aabb, 0.0, 1.0).is_some();
+            let (interval, certain) = slab_interval(self.a, direction, aabb, 0.0, 1.0);
+            if certain {
+                return interval.is_some();
+            }
         }
-        // `b - a` overflows: the same test at half scale (exact for normal numbers). Else
-        // ∞/∞ made NaN parameters, which `min`/`max` skip, and a box beyond the end was hit.
-        let (a, b) = (self.a * 0.5, self.b * 0.5);
-        let half = Aabb { min: aabb.min * 0.5, max: aabb.max * 0.5 };
-        slab_interval(a, b - a, &half, 0.0, 1.0).is_some()
+        // Rounding could decide it, or `b - a` overflows: exactly, along the exact `b - a`.
+        let exact = |k: usize| Dyadic::from_f64(self.b[k]).sub(&Dyadic::from_f64(self.a[k]));
+        meets_exactly(self.a, &[exact(0), exact(1), exact(2)], aabb, true)
     }
 }
 
@@ -174,26 +208,103 @@ fn crossing(offset: f64, d: f64) -> f64 {
     }
 }
 
-/// The sub-interval of `[t0, t1]` where `origin + t · dir` lies in the closed box.
-fn slab_interval(origin: DVec3, dir: DVec3, aabb: &Aabb, mut t0: f64, mut t1: f64) -> Option<(f64, f64)> {
+/// The sub-interval of `[t0, t1]` where `origin + t · dir` lies in the closed box (`None` if
+/// empty), and whether rounding cannot have changed that answer: every slab offset and
+/// parameter finite and normal (or zero), and the interval's ends (or, for a miss, the two that
+/// crossed) apart by more than their rounding (each parameter is within 3 ulps of its exact
+/// value: the offset, and for a segment the direction, and the quotient each round once).
+fn slab_interval(
+    origin: DVec3,
+    dir: DVec3,
+    aabb: &Aabb,
+    mut t0: f64,
+    mut t1: f64,
+) -> (Option<(f64, f64)>, bool) {
+    let clean = |x: f64| x == 0.0 || (x.is_finite() && x.abs() >= f64::MIN_POSITIVE);
+    let apart =
+        |lower: f64, upper: f64| (upper - lower).abs() > 8.0 * f64::EPSILON * (lower.abs() + upper.abs());
     for axis in 0..3 {
         let (o, d) = (origin[axis], dir[axis]);
         let (lo, hi) = (aabb.min[axis], aabb.max[axis]);
         if d == 0.0 {
+            // Exact comparisons.
             if o < lo || o > hi {
-                return None;
+                return (None, true);
             }
             continue;
         }
-        let (mut ta, mut tb) = (crossing(lo - o, d), crossing(hi - o, d));
+        let (offset_lo, offset_hi) = (lo - o, hi - o);
+        let (mut ta, mut tb) = (crossing(offset_lo, d), crossing(offset_hi, d));
+        if ![offset_lo, offset_hi, ta, tb].into_iter().all(clean) {
+            return (None, false);
+        }
         if ta > tb {
             std::mem::swap(&mut ta, &mut tb);
         }
         t0 = t0.max(ta);
         t1 = t1.min(tb);
         if t0 > t1 {
-            return None;
+            return (None, apart(t1, t0));
         }
     }
-    Some((t0, t1))
+    (Some((t0, t1)), apart(t0, t1))
+}
+
+/// The slab test's rounded interval with its ends put in order, for a ray that exact
+/// arithmetic found to meet the box where the rounded ends crossed.
+fn slab_interval_unchecked(origin: DVec3, dir: DVec3, aabb: &Aabb, mut t0: f64, mut t1: f64) -> (f64, f64) {
+    for axis in 0..3 {
+        let d = dir[axis];
+        if d == 0.0 {
+            continue;
+        }
+        let (mut ta, mut tb) =
+            (crossing(aabb.min[axis] - origin[axis], d), crossing(aabb.max[axis] - origin[axis], d));
+        if ta > tb {
+            std::mem::swap(&mut ta, &mut tb);
+        }
+        t0 = t0.max(ta);
+        t1 = t1.min(tb);
+    }
+    (t0.min(t1), t0.max(t1))
+}
+
+/// Whether `origin + t · dir` lies in the closed box for some `t` in `[0, 1]` (`bounded`) or
+/// `[0, ∞)`, in exact arithmetic: the largest entry parameter must not exceed the smallest exit
+/// parameter. Each parameter is a fraction `offset / |d|` with the sign folded into the
+/// offset, compared by cross-multiplication.
+fn meets_exactly(origin: DVec3, dir: &[Dyadic; 3], aabb: &Aabb, bounded: bool) -> bool {
+    let zero = Dyadic::from_f64(0.0);
+    let one = Dyadic::from_f64(1.0);
+    // (numerator, positive denominator) of each lower and upper bound on t.
+    let mut lower = vec![(zero.clone(), one.clone())];
+    let mut upper = Vec::new();
+    if bounded {
+        upper.push((one.clone(), one.clone()));
+    }
+    for axis in 0..3 {
+        let o = Dyadic::from_f64(origin[axis]);
+        let lo = Dyadic::from_f64(aabb.min[axis]).sub(&o);
+        let hi = Dyadic::from_f64(aabb.max[axis]).sub(&o);
+        let d = &dir[axis];
+        match d.signum() {
+            0 => {
+                // The line stays at the origin's coordinate: inside the slab or never.
+                if lo.signum() > 0 || hi.signum() < 0 {
+                    return false;
+                }
+            }
+            1 => {
+                lower.push((lo, d.clone()));
+                upper.push((hi, d.clone()));
+            }
+            _ => {
+                let magnitude = zero.sub(d);
+                lower.push((zero.sub(&hi), magnitude.clone()));
+                upper.push((zero.sub(&lo), magnitude));
+            }
+        }
+    }
+    // n1 / d1 <= n2 / d2 with d1, d2 > 0.
+    lower.iter().all(|(n1, d1)| upper.iter().all(|(n2, d2)| n2.mul(d1).sub(&n1.mul(d2)).signum() >= 0))
 }

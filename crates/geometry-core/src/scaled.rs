@@ -184,6 +184,42 @@ fn equilibrated(m: &DMat3) -> Option<(DMat3, DVec3, DVec3)> {
     Some((balanced, rows, columns))
 }
 
+/// `Π factors` for finite factors, without overflow or underflow of the partial products: each
+/// factor split into a mantissa in `[1, 2)` and a power of two, the mantissas multiplied and the
+/// exponents added, the result scaled once. Zero when a factor is zero (also when others are
+/// huge: a flat box's volume), infinite or zero only when the product itself leaves `f64`'s
+/// range; NaN for a NaN factor. (Multiplied left to right, `1e200 · 1e200 · 1e-200` overflowed
+/// and `1e200 · 1e200 · 0` was NaN.)
+pub(crate) fn product(factors: &[f64]) -> f64 {
+    if factors.iter().any(|x| x.is_nan()) {
+        return f64::NAN;
+    }
+    if factors.contains(&0.0) {
+        return 0.0;
+    }
+    let mut mantissa = 1.0f64;
+    let mut exponent = 0i64;
+    for &x in factors {
+        if x.is_infinite() {
+            return mantissa.signum() * x;
+        }
+        let scale = power_of_two_near_reciprocal(x.abs());
+        mantissa *= x * scale;
+        exponent -= i64::from(((scale.to_bits() >> 52) & 0x7ff) as i32 - 1023);
+        // Keep the running mantissa in [1, 2) so that any number of factors fits.
+        let renormalise = power_of_two_near_reciprocal(mantissa.abs());
+        mantissa *= renormalise;
+        exponent -= i64::from(((renormalise.to_bits() >> 52) & 0x7ff) as i32 - 1023);
+    }
+    // mantissa · 2^exponent, in steps that stay within the normal powers of two.
+    while exponent != 0 && mantissa != 0.0 && mantissa.is_finite() {
+        let step = exponent.clamp(-1000, 1000);
+        mantissa *= f64::from_bits(((step + 1023) as u64) << 52);
+        exponent -= step;
+    }
+    mantissa
+}
+
 /// A power of two `s` with `s · x` in `[1, 2)` for a positive finite `x` (capped at 2¹⁰²³, so
 /// below 1 for the smallest subnormals).
 pub(crate) fn power_of_two_near_reciprocal(x: f64) -> f64 {
@@ -202,6 +238,27 @@ pub(crate) fn power_of_two_near_reciprocal(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Products whose partial products leave the range while the result does not, zeros beside
+    /// huge factors, signs, and results beyond the range.
+    #[test]
+    fn products_without_spurious_overflow() {
+        assert_eq!(product(&[1e200, 1e200, 1e-200]), 1e200 * (1e200 * 1e-200));
+        assert_eq!(product(&[1e200, 1e200, 0.0]), 0.0);
+        assert_eq!(product(&[1e-160, 1e-160, 1e300]), 1e-160 * (1e-160 * 1e300));
+        assert_eq!(product(&[-3.0, 2.0, 0.5]), -3.0);
+        assert_eq!(product(&[1e300, 1e300]), f64::INFINITY);
+        assert_eq!(product(&[-1e300, 1e300]), f64::NEG_INFINITY);
+        assert_eq!(product(&[1e-300, 1e-300]), 0.0);
+        assert_eq!(product(&[5e-324, 2.0]), 1e-323);
+        assert_eq!(product(&[f64::MAX, 0.5, 2.0]), f64::MAX);
+        assert!(product(&[1.0, f64::NAN]).is_nan());
+        assert_eq!(product(&[]), 1.0);
+        // Powers of two multiply exactly at any scale.
+        for (a, b) in [(-1074, 1000), (1023, -1074), (-1000, 900), (500, 523)] {
+            assert_eq!(product(&[2f64.powi(a), 2f64.powi(b)]), 2f64.powi(a + b), "2^{a} · 2^{b}");
+        }
+    }
 
     /// Against the plain formulas on vectors scaled by powers of two (exact), from 2⁻¹⁰⁰⁰ to
     /// 2¹⁰⁰⁰: the same answers as at unit scale.

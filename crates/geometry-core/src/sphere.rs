@@ -105,7 +105,8 @@ impl Sphere {
     /// assert!((v - 4.0 / 3.0 * std::f64::consts::PI).abs() < 1e-15);
     /// ```
     pub fn volume(&self) -> f64 {
-        4.0 / 3.0 * std::f64::consts::PI * self.radius.powi(3)
+        let r = self.radius;
+        crate::scaled::product(&[4.0 / 3.0 * std::f64::consts::PI, r, r, r])
     }
 }
 

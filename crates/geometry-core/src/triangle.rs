@@ -80,24 +80,27 @@ impl Triangle {
         (self.b - self.a).cross(self.c - self.a)
     }
 
-    /// The unit normal, or `None` when the computed normal is zero (degenerate, or a cross
-    /// product that underflowed) or not finite. Normalised at unit scale
-    /// ([`scaled::normalize`](crate::scaled::normalize)), so tiny faces, whose normal's square
-    /// would underflow, keep their direction.
+    /// The unit normal, or `None` for a degenerate triangle (its edges from `a` parallel) or a
+    /// non-finite one. The cross product is taken of the two edges each scaled by a power of two
+    /// to unit size, so tiny and huge faces keep their direction (a
+    /// face of size 1e-162 had its cross product partly underflowed, its normal off by 0.2
+    /// rad; one at 1e200 overflowed to `None`).
     ///
     /// ```
     /// use geometry_core::{Triangle, DVec3};
     /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::X, DVec3::X).unit_normal(), None);
     /// let tiny = Triangle::new(DVec3::ZERO, DVec3::X * 1e-90, DVec3::Y * 1e-90);
     /// assert_eq!(tiny.unit_normal(), Some(DVec3::Z));
+    /// let huge = Triangle::new(DVec3::ZERO, DVec3::X * 1e300, DVec3::Y * 1e300);
+    /// assert_eq!(huge.unit_normal(), Some(DVec3::Z));
     /// ```
     #[inline]
     pub fn unit_normal(&self) -> Option<DVec3> {
-        crate::scaled::normalize(self.normal())
+        unit_scale_normal(self.a, self.b, self.c).0
     }
 
-    /// The area, from the cross product's length taken at unit scale
-    /// ([`scaled::length`](crate::scaled::length)): zero only when the cross product is.
+    /// The area, from the cross product of the edges scaled to unit size (as for the normal):
+    /// zero only for a degenerate triangle, infinite only when the area exceeds `f64::MAX`.
     ///
     /// ```
     /// use geometry_core::{Triangle, DVec3};
@@ -106,18 +109,21 @@ impl Triangle {
     /// ```
     #[inline]
     pub fn area(&self) -> f64 {
-        0.5 * crate::scaled::length(self.normal())
+        0.5 * unit_scale_normal(self.a, self.b, self.c).1
     }
 
-    /// The centroid.
+    /// The centroid (finite for finite corners: where their sum overflows, thirds are added).
     ///
     /// ```
     /// use geometry_core::{Triangle, DVec3};
     /// assert_eq!(Triangle::new(DVec3::ZERO, DVec3::splat(3.0), DVec3::ZERO).centroid(), DVec3::ONE);
+    /// let far = Triangle::new(DVec3::splat(1e308), DVec3::splat(1e308), DVec3::splat(1e308));
+    /// assert!(far.centroid().is_finite());
     /// ```
     #[inline]
     pub fn centroid(&self) -> DVec3 {
-        (self.a + self.b + self.c) / 3.0
+        let centroid = (self.a + self.b + self.c) / 3.0;
+        if centroid.is_finite() { centroid } else { self.a / 3.0 + self.b / 3.0 + self.c / 3.0 }
     }
 
     /// The bounding box of the corners.
@@ -229,4 +235,32 @@ fn closest_point_from_origin(ab: DVec3, ac: DVec3, ap: DVec3) -> DVec3 {
     // Inside the face: barycentric coordinates from the three sub-areas.
     let denominator = 1.0 / (va + vb + vc);
     a + ab * (vb * denominator) + ac * (vc * denominator)
+}
+
+/// The unit normal (or `None` for a degenerate or non-finite triangle) and twice the area of the
+/// triangle `a b c`, from the cross product of its edges from `a`, each first scaled by a power
+/// of two (exactly) to a largest component in `[1, 2)`: neither the cross product nor its
+/// length can then overflow or underflow, whatever the triangle's size, and the area is scaled
+/// back without overflow of partial products ([`scaled::product`](crate::scaled::product)).
+/// Edges that overflow are taken between the halved corners (area ×4).
+pub(crate) fn unit_scale_normal(a: DVec3, b: DVec3, c: DVec3) -> (Option<DVec3>, f64) {
+    let (mut ab, mut ac, mut area_factor) = (b - a, c - a, 1.0);
+    if !(ab.is_finite() && ac.is_finite()) {
+        (ab, ac, area_factor) = (b * 0.5 - a * 0.5, c * 0.5 - a * 0.5, 4.0);
+    }
+    let (largest_ab, largest_ac) = (ab.abs().max_element(), ac.abs().max_element());
+    if ab.is_nan() || ac.is_nan() || !(largest_ab.is_finite() && largest_ac.is_finite()) {
+        return (None, f64::NAN);
+    }
+    if largest_ab == 0.0 || largest_ac == 0.0 {
+        return (None, 0.0);
+    }
+    let (scale_ab, scale_ac) = (
+        crate::scaled::power_of_two_near_reciprocal(largest_ab),
+        crate::scaled::power_of_two_near_reciprocal(largest_ac),
+    );
+    let cross = (ab * scale_ab).cross(ac * scale_ac);
+    let double_area =
+        crate::scaled::product(&[crate::scaled::length(cross), area_factor, 1.0 / scale_ab, 1.0 / scale_ac]);
+    (crate::scaled::normalize(cross), double_area)
 }

@@ -276,9 +276,20 @@ fn exact_interval(
     t0: BigRational,
     t1: Option<BigRational>,
 ) -> Option<(BigRational, BigRational)> {
+    exact_interval_along(o, &d.to_array().map(exact), b, t0, t1)
+}
+
+/// [`exact_interval`] along an exact direction (a segment's `b − a` without rounding).
+fn exact_interval_along(
+    o: DVec3,
+    d: &[BigRational; 3],
+    b: &Aabb,
+    t0: BigRational,
+    t1: Option<BigRational>,
+) -> Option<(BigRational, BigRational)> {
     let (mut lo_t, mut hi_t) = (t0, t1);
     for i in 0..3 {
-        let (o, d, lo, hi) = (exact(o[i]), exact(d[i]), exact(b.min[i]), exact(b.max[i]));
+        let (o, d, lo, hi) = (exact(o[i]), d[i].clone(), exact(b.min[i]), exact(b.max[i]));
         if d.is_zero() {
             if o < lo || o > hi {
                 return None;
@@ -379,6 +390,97 @@ proptest! {
         };
         prop_assert_eq!(s.intersects_aabb(&b), expected, "{:?} {:?}", s, b);
     }
+}
+
+/// `x` moved by `steps` ulps (up for positive steps).
+fn ulps(mut x: f64, steps: i32) -> f64 {
+    for _ in 0..steps.unsigned_abs() {
+        x = if steps > 0 { x.next_up() } else { x.next_down() };
+    }
+    x
+}
+
+/// A box (random floats at a random scale and offset), a point on its surface (on a face, an
+/// edge or a corner) moved by a few ulps per axis, and a start point outside at a random
+/// distance.
+fn grazing_scene() -> impl Strategy<Value = (Aabb, DVec3, DVec3)> {
+    (
+        vec3(-1.0..1.0f64),
+        vec3(0.01..1.0f64),
+        -60i32..60,
+        vec3(-1e6..1e6f64),
+        [0.0..1.0f64, 0.0..1.0, 0.0..1.0],
+        [0usize..4, 0..4, 0..4],
+        [-3i32..=3, -3..=3, -3..=3],
+        vec3(-1.0..1.0f64),
+        1.0..1e4f64,
+    )
+        .prop_map(|(min, ext, k, offset, f, kind, steps, away, distance)| {
+            let scale = 2f64.powi(k);
+            let lo = min * scale + offset;
+            let hi = lo + ext * scale;
+            let b = Aabb::new(lo, hi).unwrap();
+            // Per axis: the low face, the high face, or inside (twice as likely).
+            let target = DVec3::from_array(std::array::from_fn(|i| {
+                let on = match kind[i] {
+                    0 => lo[i],
+                    1 => hi[i],
+                    _ => lo[i] + f[i] * (hi[i] - lo[i]),
+                };
+                ulps(on, steps[i])
+            }));
+            let start = target + away * distance * scale;
+            (b, target, start)
+        })
+}
+
+proptest! {
+    #![proptest_config(config(2048))]
+
+    /// Segments ending within a few ulps of a face, edge or corner, and rays through such
+    /// points, against exact rationals (along the segment's exact `b − a`): the answer must be
+    /// exact, and a segment and its reverse must agree. (A segment ending an ulp before a box
+    /// was reported hit while its reverse missed; found by an adversarial review.)
+    #[test]
+    fn grazing_slab_tests_vs_exact_rationals((b, target, start) in grazing_scene()) {
+        let d = [0, 1, 2].map(|i| exact(target[i]) - exact(start[i]));
+        let expected = exact_interval_along(start, &d, &b, BigRational::zero(), Some(BigRational::one())).is_some();
+        prop_assert_eq!(Segment::new(start, target).unwrap().intersects_aabb(&b), expected, "{:?} -> {:?}, {:?}", start, target, b);
+        prop_assert_eq!(Segment::new(target, start).unwrap().intersects_aabb(&b), expected, "reversed");
+        if let Ok(ray) = Ray::new(start, target - start) {
+            let expected = exact_interval(start, target - start, &b, BigRational::zero(), None);
+            let got = ray.intersect_aabb(&b);
+            prop_assert_eq!(got.is_some(), expected.is_some(), "ray {:?}, {:?}: {:?}", ray, b, got);
+            if let Some((t0, t1)) = got {
+                prop_assert!(0.0 <= t0 && t0 <= t1, "{:?}", (t0, t1));
+            }
+        }
+    }
+}
+
+/// The review's cases: a segment ending one ulp before a box (and a box starting at 1e-17
+/// after a segment ending at 0) is no hit in either direction; rays whose slab offsets overflow
+/// (x in the box only for t in [1, 2.5], y only for t in [2.6, 8]) or whose parameters
+/// underflow (y enters at t = 1e-330, z leaves at t = 1e-610) miss.
+#[test]
+fn slab_tests_the_review_found_wrong() {
+    let b = Aabb::new(DVec3::new(1.0, 0.0, 0.0), DVec3::new(2.0, 1.0, 1.0)).unwrap();
+    let (p, q) = (DVec3::new(-1000.0, 0.5, 0.5), DVec3::new(1.0 - f64::EPSILON / 2.0, 0.5, 0.5));
+    assert!(!Segment::new(p, q).unwrap().intersects_aabb(&b));
+    assert!(!Segment::new(q, p).unwrap().intersects_aabb(&b));
+    let b = Aabb::new(DVec3::new(1e-17, 0.0, 0.0), DVec3::new(1.0, 1.0, 1.0)).unwrap();
+    let (p, q) = (DVec3::new(-1000.0, 0.5, 0.5), DVec3::new(0.0, 0.5, 0.5));
+    assert!(!Segment::new(p, q).unwrap().intersects_aabb(&b));
+    assert!(!Segment::new(q, p).unwrap().intersects_aabb(&b));
+    let b = Aabb::new(DVec3::new(-1.5e308, 0.0, 0.0), DVec3::new(0.0, 5.4, 1.0)).unwrap();
+    let ray = Ray::new(DVec3::new(1e308, -2.6, 0.5), DVec3::new(-1e308, 1.0, 0.0)).unwrap();
+    assert_eq!(ray.intersect_aabb(&b), None);
+    let b = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
+    let ray = Ray::new(DVec3::new(0.5, -1e-310, 1e-310), DVec3::new(0.0, 1e20, -1e300)).unwrap();
+    assert_eq!(ray.intersect_aabb(&b), None);
+    // In through one edge and out through the opposite one: entry and exit exact.
+    let ray = Ray::new(DVec3::new(-1.0, -1.0, 0.5), DVec3::new(1.0, 1.0, 0.0)).unwrap();
+    assert_eq!(ray.intersect_aabb(&b), Some((1.0, 2.0)));
 }
 
 /// A box with every extent at least 0.5, an interior point well away from its faces, and an
@@ -1237,5 +1339,102 @@ fn boundary_cases_found_by_review() {
             !unit.contains_point(bad) && !ellipsoid.contains_point(bad) && !rotated.contains_point(bad),
             "{bad}"
         );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sizes without spurious overflow or underflow (found by an adversarial review: a flat box of
+// long edges had volume NaN, volumes and lengths that fit in f64 overflowed or underflowed,
+// tiny faces had their normal off by 0.2 rad, a plane with an infinite offset was accepted, a
+// far triangle's centroid was infinite).
+
+/// The exact product of `factors`, rounded (through the rational's float conversion).
+fn exact_product(factors: &[f64]) -> f64 {
+    let p = factors.iter().fold(BigRational::one(), |acc, &x| acc * exact(x));
+    num_traits::ToPrimitive::to_f64(&p).expect("convertible")
+}
+
+/// Whether `got` is within `ulps` units in the last place of `want` (both finite and normal).
+fn close_in_ulps(got: f64, want: f64, ulps: f64) -> bool {
+    (got - want).abs() <= ulps * f64::EPSILON * want.abs()
+}
+
+#[test]
+fn sizes_the_review_found_wrong() {
+    let flat = Aabb::new(DVec3::ZERO, DVec3::new(1e200, 1e200, 0.0)).unwrap();
+    assert_eq!(flat.volume(), 0.0);
+    let slab = Aabb::new(DVec3::ZERO, DVec3::new(1e200, 1e200, 1e-200)).unwrap();
+    assert!(close_in_ulps(slab.volume(), 1e200, 4.0), "{}", slab.volume());
+    let needle = Aabb::new(DVec3::new(-1e308, 0.0, 0.0), DVec3::new(1e308, 0.0, 0.0)).unwrap();
+    assert_eq!(needle.surface_area(), 0.0);
+    assert_eq!(needle.volume(), 0.0);
+    let wide = Aabb::new(DVec3::new(-1e308, 0.0, 0.0), DVec3::new(1e308, 1e-300, 1.0)).unwrap();
+    assert!(close_in_ulps(wide.volume(), 2e8, 8.0), "{}", wide.volume());
+    let thin = Aabb::new(DVec3::ZERO, DVec3::new(1e-160, 1e-160, 1e300)).unwrap();
+    assert!(close_in_ulps(thin.volume(), exact_product(&[1e-160, 1e-160, 1e300]), 4.0), "{}", thin.volume());
+    let e = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1e200, 1e200, 1e-200)).unwrap();
+    assert!(close_in_ulps(e.volume(), 4.0 / 3.0 * std::f64::consts::PI * 1e200, 8.0), "{}", e.volume());
+    assert!(
+        matches!(Plane::from_point_normal(DVec3::splat(1.5e308), DVec3::ONE), Err(GeometryError::NonFinite { .. }))
+    );
+    let tiny = Segment::new(DVec3::new(3e-200, 0.0, 0.0), DVec3::new(0.0, 4e-200, 0.0)).unwrap();
+    assert!(close_in_ulps(tiny.length(), 5e-200, 4.0), "{}", tiny.length());
+    let huge = Segment::new(DVec3::new(3e200, 0.0, 0.0), DVec3::new(0.0, 4e200, 0.0)).unwrap();
+    assert!(close_in_ulps(huge.length(), 5e200, 4.0), "{}", huge.length());
+    let across = Segment::new(DVec3::new(-1e308, 0.0, 0.0), DVec3::new(1e308, 0.0, 0.0)).unwrap();
+    assert_eq!(across.length(), f64::INFINITY, "2e308 is beyond the range");
+    let far = Triangle::new(DVec3::new(1e308, 0.0, 0.0), DVec3::new(1e308, 3.0, 0.0), DVec3::new(1e308, 0.0, 3.0));
+    assert!(close_in_ulps(far.centroid().x, 1e308, 4.0) && far.centroid().y == 1.0, "{}", far.centroid());
+    let t = Triangle::new(DVec3::ZERO, DVec3::new(4.0, 1.0, 0.0) * 1e-162, DVec3::new(1.0, 3.0, 2.0) * 1e-162);
+    let want = DVec3::new(2.0, -8.0, 11.0) / 189f64.sqrt();
+    let got = t.unit_normal().expect("a proper triangle");
+    assert!((got - want).length() < 1e-15, "{got} vs {want}");
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// A triangle scaled by `2^k` (exactly) has the same unit normal, bit for bit, and its
+    /// area times `4^k` (exactly, while that stays normal), from `2^-1000` to `2^1000`.
+    #[test]
+    fn triangle_normals_and_areas_at_every_scale(
+        a in vec3(-1.0..1.0f64),
+        b in vec3(-1.0..1.0f64),
+        c in vec3(-1.0..1.0f64),
+        k in -1000i32..1000,
+    ) {
+        let unit = Triangle::new(a, b, c);
+        let scaled = Triangle::new(a * 2f64.powi(k), b * 2f64.powi(k), c * 2f64.powi(k));
+        prop_assert_eq!(scaled.unit_normal(), unit.unit_normal());
+        if unit.area() > 1e-10 && (-500..500).contains(&k) {
+            prop_assert_eq!(scaled.area(), unit.area() * 2f64.powi(2 * k));
+        }
+        // At unit scale, against the plain formula.
+        let plain = (b - a).cross(c - a);
+        if plain.length() > 1e-6 {
+            let n = unit.unit_normal().unwrap();
+            prop_assert!((n - plain.normalize()).length() < 1e-14, "{} vs {}", n, plain.normalize());
+            prop_assert!(close_in_ulps(unit.area(), 0.5 * plain.length(), 16.0));
+        }
+    }
+
+    /// Box volumes and areas against exact rational products, for extents from `2^-340` to
+    /// `2^340` each (products from `2^-1020` to `2^1020`), zero extents included.
+    #[test]
+    fn box_volumes_vs_exact_products(
+        m in [1.0..2.0f64, 1.0..2.0, 1.0..2.0],
+        k in [-340i32..340, -340..340, -340..340],
+        flat in 0usize..4,
+    ) {
+        let mut e: [f64; 3] = std::array::from_fn(|i| m[i] * 2f64.powi(k[i]));
+        if flat < 3 {
+            e[flat] = 0.0;
+        }
+        let b = Aabb::new(DVec3::ZERO, DVec3::from_array(e)).unwrap();
+        let volume = exact_product(&e);
+        prop_assert!(b.volume() == volume || close_in_ulps(b.volume(), volume, 4.0), "{} vs {}", b.volume(), volume);
+        let area = 2.0 * (exact_product(&[e[0], e[1]]) + exact_product(&[e[1], e[2]]) + exact_product(&[e[2], e[0]]));
+        let got = b.surface_area();
+        prop_assert!(got == area || close_in_ulps(got, area, 8.0), "{} vs {}", got, area);
     }
 }

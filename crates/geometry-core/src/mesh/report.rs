@@ -1,7 +1,7 @@
 //! Topological and geometric facts about a validated mesh.
 
 use crate::dyadic::Dyadic;
-use crate::{Aabb, DVec3, SolidError, scaled};
+use crate::{Aabb, DVec3, SolidError};
 
 /// What [`TriMesh::new`](crate::TriMesh::new) found out about a mesh that is valid but may not
 /// be a closed surface.
@@ -95,14 +95,12 @@ impl MeshReport {
         for &[a, b, c] in faces {
             let (pa, pb, pc) =
                 (vertices[a as usize] - origin, vertices[b as usize] - origin, vertices[c as usize] - origin);
-            let n = (pb - pa).cross(pc - pa);
-            // At unit scale: the square of a tiny face's cross product underflows long before
-            // the product itself. A cross product that underflowed to zero gives a zero
-            // normal rather than NaN.
-            let len = scaled::length(n);
-            face_normals.push(scaled::normalize(n).unwrap_or(DVec3::ZERO));
-            face_areas.push(0.5 * len);
-            total_area += 0.5 * len;
+            // At unit scale: the cross product of a tiny face's edges underflows (partly, and
+            // its square entirely). A degenerate face gets a zero normal rather than NaN.
+            let (normal, double_area) = crate::triangle::unit_scale_normal(pa, pb, pc);
+            face_normals.push(normal.unwrap_or(DVec3::ZERO));
+            face_areas.push(0.5 * double_area);
+            total_area += 0.5 * double_area;
             six_volume += pa.dot(pb.cross(pc));
             // Per face: moving each corner by its rounding in the shift (ε relative: at most
             // 3ε·|pa||pb||pc|) and the triple product's own rounding (Shewchuk's 7ε times the
@@ -226,9 +224,9 @@ impl MeshReport {
         self.bounding_box
     }
 
-    /// Unit normal of every face, in face order (zero only if the cross product underflows to
-    /// zero; normalised at unit scale, so faces whose cross product's square underflows keep
-    /// their normal).
+    /// Unit normal of every face, in face order: zero for a degenerate face (edges parallel);
+    /// computed from the edges scaled to unit size, so tiny and huge faces keep their
+    /// direction, as [`Triangle::unit_normal`](crate::Triangle::unit_normal) does.
     pub fn face_normals(&self) -> &[DVec3] {
         &self.face_normals
     }
