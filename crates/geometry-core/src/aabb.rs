@@ -75,6 +75,10 @@ impl Aabb {
 
     /// The box centred at `center` with half-widths `half_extents` (each `>= 0`).
     ///
+    /// The corners are `center ∓ half_extents` rounded to nearest, so the box can be a little
+    /// smaller than the exact one (a half-width below half an ulp of the centre gives a single
+    /// point); for a conservative bound, widen it, e.g. with [`expanded`](Self::expanded).
+    ///
     /// # Errors
     /// As [`Aabb::new`]; a negative half-extent gives [`GeometryError::InvertedBox`].
     ///
@@ -172,7 +176,8 @@ impl Aabb {
         self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
     }
 
-    /// Edge lengths `max - min`.
+    /// Edge lengths `max - min` (infinite for an edge longer than `f64::MAX`; [`volume`](Self::volume)
+    /// and [`surface_area`](Self::surface_area) stay finite there where theirs are).
     ///
     /// ```
     /// use geometry_core::{Aabb, DVec3};

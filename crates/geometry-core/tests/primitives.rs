@@ -1374,18 +1374,21 @@ fn sizes_the_review_found_wrong() {
     assert!(close_in_ulps(thin.volume(), exact_product(&[1e-160, 1e-160, 1e300]), 4.0), "{}", thin.volume());
     let e = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1e200, 1e200, 1e-200)).unwrap();
     assert!(close_in_ulps(e.volume(), 4.0 / 3.0 * std::f64::consts::PI * 1e200, 8.0), "{}", e.volume());
-    assert!(
-        matches!(Plane::from_point_normal(DVec3::splat(1.5e308), DVec3::ONE), Err(GeometryError::NonFinite { .. }))
-    );
+    assert!(matches!(
+        Plane::from_point_normal(DVec3::splat(1.5e308), DVec3::ONE),
+        Err(GeometryError::NonFinite { .. })
+    ));
     let tiny = Segment::new(DVec3::new(3e-200, 0.0, 0.0), DVec3::new(0.0, 4e-200, 0.0)).unwrap();
     assert!(close_in_ulps(tiny.length(), 5e-200, 4.0), "{}", tiny.length());
     let huge = Segment::new(DVec3::new(3e200, 0.0, 0.0), DVec3::new(0.0, 4e200, 0.0)).unwrap();
     assert!(close_in_ulps(huge.length(), 5e200, 4.0), "{}", huge.length());
     let across = Segment::new(DVec3::new(-1e308, 0.0, 0.0), DVec3::new(1e308, 0.0, 0.0)).unwrap();
     assert_eq!(across.length(), f64::INFINITY, "2e308 is beyond the range");
-    let far = Triangle::new(DVec3::new(1e308, 0.0, 0.0), DVec3::new(1e308, 3.0, 0.0), DVec3::new(1e308, 0.0, 3.0));
+    let far =
+        Triangle::new(DVec3::new(1e308, 0.0, 0.0), DVec3::new(1e308, 3.0, 0.0), DVec3::new(1e308, 0.0, 3.0));
     assert!(close_in_ulps(far.centroid().x, 1e308, 4.0) && far.centroid().y == 1.0, "{}", far.centroid());
-    let t = Triangle::new(DVec3::ZERO, DVec3::new(4.0, 1.0, 0.0) * 1e-162, DVec3::new(1.0, 3.0, 2.0) * 1e-162);
+    let t =
+        Triangle::new(DVec3::ZERO, DVec3::new(4.0, 1.0, 0.0) * 1e-162, DVec3::new(1.0, 3.0, 2.0) * 1e-162);
     let want = DVec3::new(2.0, -8.0, 11.0) / 189f64.sqrt();
     let got = t.unit_normal().expect("a proper triangle");
     assert!((got - want).length() < 1e-15, "{got} vs {want}");
