@@ -84,18 +84,15 @@ impl Ray {
     /// assert_eq!(Ray::new(DVec3::splat(2.0), DVec3::X).unwrap().intersect_aabb(&b), None);
     /// ```
     pub fn intersect_aabb(&self, aabb: &Aabb) -> Option<(f64, f64)> {
-        let (interval, certain) = slab_interval(self.origin, self.direction, aabb, 0.0, f64::INFINITY);
-        if certain {
-            return interval;
-        }
-        let direction = self.direction.to_array().map(Dyadic::from_f64);
-        if !meets_exactly(self.origin, &direction, aabb, false) {
-            return None;
-        }
-        // A hit that rounding reported as a near miss: the rounded ends crossed.
-        Some(interval.unwrap_or_else(|| {
-            slab_interval_unchecked(self.origin, self.direction, aabb, 0.0, f64::INFINITY)
-        }))
+        let (ends, certain) = slab_interval(self.origin, self.direction, aabb, 0.0, f64::INFINITY);
+        let hit = if certain {
+            ends.is_some_and(|(t0, t1)| t0 <= t1)
+        } else {
+            let direction = self.direction.to_array().map(Dyadic::from_f64);
+            meets_exactly(self.origin, &direction, aabb, false)
+        };
+        // (A hit whose rounded ends crossed is a tangency: the ends are put in order.)
+        ends.filter(|_| hit).map(|(t0, t1)| (t0.min(t1), t0.max(t1)))
     }
 }
 
@@ -178,9 +175,9 @@ impl Segment {
     pub fn intersects_aabb(&self, aabb: &Aabb) -> bool {
         let direction = self.b - self.a;
         if direction.is_finite() {
-            let (interval, certain) = slab_interval(self.a, direction, aabb, 0.0, 1.0);
+            let (ends, certain) = slab_interval(self.a, direction, aabb, 0.0, 1.0);
             if certain {
-                return interval.is_some();
+                return ends.is_some_and(|(t0, t1)| t0 <= t1);
             }
         }
         // Rounding could decide it, or `b - a` overflows: exactly, along the exact `b - a`.
@@ -208,11 +205,12 @@ fn crossing(offset: f64, d: f64) -> f64 {
     }
 }
 
-/// The sub-interval of `[t0, t1]` where `origin + t · dir` lies in the closed box (`None` if
-/// empty), and whether rounding cannot have changed that answer: every slab offset and
-/// parameter finite and normal (or zero), and the interval's ends (or, for a miss, the two that
-/// crossed) apart by more than their rounding (each parameter is within 3 ulps of its exact
-/// value: the offset, and for a segment the direction, and the quotient each round once).
+/// The rounded ends of the sub-interval of `[t0, t1]` where `origin + t · dir` lies in the
+/// closed box (empty where they come out crossed; `None` when the line runs parallel to a slab
+/// outside it, an exact decision), and whether rounding cannot have changed whether it is
+/// empty: every slab offset and parameter finite and normal (or zero), and the two ends apart
+/// by more than their rounding (each parameter is within 3 ulps of its exact value: the
+/// offset, and for a segment the direction, and the quotient each round once).
 fn slab_interval(
     origin: DVec3,
     dir: DVec3,
@@ -221,8 +219,7 @@ fn slab_interval(
     mut t1: f64,
 ) -> (Option<(f64, f64)>, bool) {
     let clean = |x: f64| x == 0.0 || (x.is_finite() && x.abs() >= f64::MIN_POSITIVE);
-    let apart =
-        |lower: f64, upper: f64| (upper - lower).abs() > 8.0 * f64::EPSILON * (lower.abs() + upper.abs());
+    let mut certain = true;
     for axis in 0..3 {
         let (o, d) = (origin[axis], dir[axis]);
         let (lo, hi) = (aabb.min[axis], aabb.max[axis]);
@@ -235,38 +232,15 @@ fn slab_interval(
         }
         let (offset_lo, offset_hi) = (lo - o, hi - o);
         let (mut ta, mut tb) = (crossing(offset_lo, d), crossing(offset_hi, d));
-        if ![offset_lo, offset_hi, ta, tb].into_iter().all(clean) {
-            return (None, false);
-        }
-        if ta > tb {
-            std::mem::swap(&mut ta, &mut tb);
-        }
-        t0 = t0.max(ta);
-        t1 = t1.min(tb);
-        if t0 > t1 {
-            return (None, apart(t1, t0));
-        }
-    }
-    (Some((t0, t1)), apart(t0, t1))
-}
-
-/// The slab test's rounded interval with its ends put in order, for a ray that exact
-/// arithmetic found to meet the box where the rounded ends crossed.
-fn slab_interval_unchecked(origin: DVec3, dir: DVec3, aabb: &Aabb, mut t0: f64, mut t1: f64) -> (f64, f64) {
-    for axis in 0..3 {
-        let d = dir[axis];
-        if d == 0.0 {
-            continue;
-        }
-        let (mut ta, mut tb) =
-            (crossing(aabb.min[axis] - origin[axis], d), crossing(aabb.max[axis] - origin[axis], d));
+        certain &= [offset_lo, offset_hi, ta, tb].into_iter().all(clean);
         if ta > tb {
             std::mem::swap(&mut ta, &mut tb);
         }
         t0 = t0.max(ta);
         t1 = t1.min(tb);
     }
-    (t0.min(t1), t0.max(t1))
+    certain &= (t1 - t0).abs() > 8.0 * f64::EPSILON * (t0.abs() + t1.abs());
+    (Some((t0, t1)), certain)
 }
 
 /// Whether `origin + t · dir` lies in the closed box for some `t` in `[0, 1]` (`bounded`) or
