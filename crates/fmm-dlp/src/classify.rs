@@ -12,6 +12,12 @@ pub const INDICATOR_TOLERANCE: f64 = 1e-6;
 /// is classified by exact ray-crossing parity, since floating point leaves points within
 /// rounding of an edge or of a sliver's plane off 0 or 1, by up to O(1).)
 ///
+/// Off the surface `J` is the winding number. Meshes that [`geometry_core::TriMesh::require_solid`]
+/// accepts can have others than 0 and 1 (2 inside nested outward shells, −1 inside an inward
+/// shell standing alone): here they, and NaN or infinite `j`, come out `OnBoundary` (undecided),
+/// and the evaluators decide such points by exact parity, as `raycross` does (inside for −1,
+/// outside for 2).
+///
 /// ```
 /// use contact_core::Containment;
 /// use fmm_dlp::containment_of;

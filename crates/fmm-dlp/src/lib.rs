@@ -34,7 +34,8 @@ pub use classify::{INDICATOR_TOLERANCE, containment_of};
 pub use error::DlpError;
 pub use exact::ExactDlp;
 pub use fmm::{
-    ACCEPTANCE_MARGIN, FmmConfig, FmmDlp, FmmEvaluation, MIN_ACCEPTANCE_ORDER, TreeDepth, leaf_size_for,
+    ACCEPTANCE_MARGIN, FmmConfig, FmmDlp, FmmEvaluation, MIN_ACCEPTANCE_ORDER, MIN_ACCEPTANCE_SEPARATION,
+    TreeDepth, leaf_size_for,
 };
 pub use quadrature::{gauss_legendre, triangle_rule, triangle_rule_of_degree};
 

@@ -227,12 +227,13 @@ impl TriMesh {
     /// closed, edge-manifold, consistently oriented, with positive signed volume.
     ///
     /// These are properties of edges and of the total volume, not of how several closed shells
-    /// nest. Ray crossing (`raycross`) classifies by parity and the double layer potential
-    /// (`fmm-dlp`) by the winding number; they agree wherever every point's winding number is 0
-    /// or 1: disjoint outward shells, and inward shells (cavities) inside outward ones. They
-    /// differ on meshes this check also accepts: outward shells nested or overlapping (winding
-    /// 2, which parity calls outside) and an inward shell standing alone beside an outward one
-    /// (winding −1).
+    /// nest. Ray crossing (`raycross`) classifies by parity; the double layer potential
+    /// (`fmm-dlp`) is the winding number, but `fmm-dlp` too decides by parity where it is not 0
+    /// or 1. The two agree everywhere, and with the intuitive solid wherever every point's
+    /// winding number is 0 or 1: disjoint outward shells, and inward shells (cavities) inside
+    /// outward ones. On meshes this check also accepts, outward shells nested or overlapping
+    /// (winding 2) are outside by parity, and the inside of an inward shell standing alone
+    /// beside an outward one (winding −1) is inside.
     ///
     /// # Errors
     /// The first failing property, in the order [`SolidError::Open`], [`SolidError::NonManifold`],
