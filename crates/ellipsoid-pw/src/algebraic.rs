@@ -31,6 +31,7 @@
 //! cheap exact tests look at the circumscribed and inscribed spheres.
 
 use crate::sym3::Sym3;
+use geometry_core::scaled::within_reach;
 use geometry_core::{DMat3, DVec3, Ellipsoid};
 use std::ops::{Add, Mul, Sub};
 
@@ -63,13 +64,15 @@ pub enum Separation {
 pub fn algebraic_separation(a: &Ellipsoid, b: &Ellipsoid) -> Separation {
     let separation = b.center() - a.center();
     let (sa, sb) = (a.semi_axes(), b.semi_axes());
-    // Bounding spheres; the relative margin covers the rounding of these few operations.
-    let distance_squared = separation.length_squared();
-    let (outer, inner) = (sa.max_element() + sb.max_element(), sa.min_element() + sb.min_element());
-    if distance_squared > outer * outer * (1.0 + 1e-12) {
+    // Bounding and inscribed spheres, compared exactly at any scale (`within_reach`: squares of
+    // lengths near 1e-160 were subnormal, and spheres overlapping by 0.5 % came out separated).
+    let (ca, cb) = (a.center(), b.center());
+    if !within_reach(ca, cb, sa.max_element(), sb.max_element()) {
         return Separation::Separated;
     }
-    if distance_squared < inner * inner * (1.0 - 1e-12) {
+    // Strictly closer than the inscribed radii (shrunk by 2^-40, far above their rounding).
+    let shrink = 1.0 - 2f64.powi(-40);
+    if within_reach(ca, cb, sa.min_element() * shrink, sb.min_element() * shrink) {
         return Separation::Overlapping;
     }
     // B in A's normalised frame: M = N Nᵀ with N = diag(a) Rot_Aᵀ Rot_B diag(1/b).

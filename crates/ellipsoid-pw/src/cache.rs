@@ -200,7 +200,8 @@ impl BodyLambdaCache {
         Self::default()
     }
 
-    /// The stored `Λ` of the pair `(i, j)`.
+    /// The stored `Λ` of the pair `(i, j)` (`None` for an index at or above
+    /// [`MAX_BODIES`](Self::MAX_BODIES), which no pair can have).
     ///
     /// ```
     /// use ellipsoid_pw::{BodyLambdaCache, LambdaStore};
@@ -208,8 +209,14 @@ impl BodyLambdaCache {
     /// *cache.slot((3, 1)).unwrap() = 0.25;
     /// assert_eq!(cache.get(3, 1), Some(0.25));
     /// assert_eq!(cache.get(1, 3), None);
+    /// assert_eq!(cache.get(1, 3 | 1 << 31), None);
     /// ```
     pub fn get(&self, i: u32, j: u32) -> Option<f64> {
+        // An index beyond the limit would collide with another pair's tag (bit 31 holds the
+        // order): `get(3, 5 | 1 << 31)` returned the Λ of the pair (5, 3).
+        if i >= Self::MAX_BODIES || j >= Self::MAX_BODIES {
+            return None;
+        }
         let (owner, other) = Self::place(i, j);
         self.lists
             .get(owner as usize)?

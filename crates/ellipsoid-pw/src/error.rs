@@ -27,10 +27,24 @@ pub enum PwError {
     /// `= 2^100 ≈ 1.3e30`. Beyond it intermediates of the evaluation of `S` (powers of length
     /// ratios up to about the sixth) could leave the range of `f64`, so the pair is refused
     /// rather than answered wrongly. The absolute scale does not matter: only ratios do.
+    /// ([`contact_ellipsoid_sphere`](crate::contact_ellipsoid_sphere)'s exact case, outside the
+    /// ellipsoid, supports `2^200` between its smallest semi-axis and its other lengths.)
     #[error(
-        "the pair's lengths (semi-axes, centre distance) differ by more than the supported ratio 2^100 ≈ 1.3e30"
+        "the pair's lengths (semi-axes, centre distance) differ by more than the supported ratio (2^100 ≈ 1.3e30; \
+         2^200 for the exact ellipsoid–sphere contact)"
     )]
     LengthRatioOutOfRange,
+    /// Both bodies are thinner (needles or discs) than
+    /// [`MAX_THIN_ASPECT_RATIO`](crate::MAX_THIN_ASPECT_RATIO) `= 2^40 ≈ 1.1e12` and not
+    /// aligned closely enough for the direct evaluation, so `f64` cannot resolve the smallest
+    /// eigenvalue of the pair's pencil (or its diagonalisation failed the check against the
+    /// exactly known determinant). `F` would then be wrong (measured with independent
+    /// high-precision oracles: order 1 at aspect ratios of 1e16 for both bodies, 10⁵ at 1e20,
+    /// with wrong overlap flags and answers that depended on the argument order), so the pair
+    /// is refused. One thin body against a moderate one is resolved at any aspect ratio within
+    /// [`MAX_LENGTH_RATIO`](crate::MAX_LENGTH_RATIO).
+    #[error("both bodies are too thin, at too different orientations, to resolve the pair in f64")]
+    IllConditioned,
     /// A body index of a [`BodyLambdaCache`](crate::BodyLambdaCache) key at or above
     /// [`BodyLambdaCache::MAX_BODIES`](crate::BodyLambdaCache::MAX_BODIES).
     #[error("the body index {index} is beyond the per-body cache's limit")]

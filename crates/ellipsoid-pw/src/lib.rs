@@ -82,7 +82,7 @@ mod sym3;
 
 pub use algebraic::{Separation, algebraic_separation};
 pub use cache::{BodyLambdaCache, LambdaCache, LambdaStore};
-pub use contact_function::{ContactFunction, MAX_LENGTH_RATIO};
+pub use contact_function::{ContactFunction, MAX_LENGTH_RATIO, MAX_THIN_ASPECT_RATIO};
 pub use error::PwError;
 pub use plane::{EllipsoidPlaneContact, contact_ellipsoid_plane};
 pub use solver::{Method, PerramWertheim, PwResult};

@@ -66,7 +66,9 @@ impl Default for PerramWertheim {
 pub struct PwResult {
     /// `F = S(Λ) = max_λ S(λ)`: `< 1` overlap, `= 1` external tangency, `> 1` apart.
     pub f: f64,
-    /// The maximiser `Λ ∈ (0, 1)`.
+    /// The maximiser `Λ ∈ [0, 1]`: inside `(0, 1)` in exact arithmetic, but it rounds to an end
+    /// where one body is about `10¹⁶` times smaller than the other (`Λ` or `1 − Λ` below half
+    /// an ulp of 1).
     pub lambda: f64,
     /// `μ = √F`, the factor by which both bodies must be scaled about their centres to touch.
     pub mu: f64,

@@ -23,7 +23,12 @@ use geometry_core::{DVec3, Ellipsoid, Sphere};
 /// The contact is always returned: a negative depth is the separation distance.
 ///
 /// # Errors
-/// Only in the inside case, those of [`PerramWertheim::solve`].
+/// In the inside case, those of [`PerramWertheim::solve`]; in the outside case,
+/// [`PwError::LengthRatioOutOfRange`] when the smallest semi-axis is more than `2^200 ≈ 1.6e60`
+/// times smaller than the largest semi-axis or the centre's distance along an axis (the
+/// closest-point iteration's fourth powers of length ratios then leave the normal range of
+/// `f64`: at `1e-77` the contact came out with a zero normal and a claimed penetration, at
+/// `1e-155` NaN).
 ///
 /// ```
 /// use ellipsoid_pw::contact_ellipsoid_sphere;
@@ -45,7 +50,11 @@ pub fn contact_ellipsoid_sphere(e: &Ellipsoid, s: &Sphere) -> Result<Contact, Pw
     }
     // Work in units of a power of two near the largest of the semi-axes and the centre's
     // coordinates (exact), so that the squares below neither overflow nor underflow.
-    let unit = power_of_two_near(axes.max_element().max(y.abs().max_element()));
+    let largest = axes.max_element().max(y.abs().max_element());
+    if axes.min_element() < largest * SMALLEST_LENGTH_RATIO {
+        return Err(PwError::LengthRatioOutOfRange);
+    }
+    let unit = power_of_two_near(largest);
     let (axes_u, y_u) = (axes / unit, y / unit);
     let squares = axes_u * axes_u;
     let weighted = axes_u * y_u;
@@ -76,6 +85,10 @@ pub fn contact_ellipsoid_sphere(e: &Ellipsoid, s: &Sphere) -> Result<Contact, Pw
     let witness_a = e.center() + (rotation * closest) * unit;
     Ok(Contact { point: witness_a - normal * (0.5 * depth), normal, depth })
 }
+
+/// `2^-200`: the smallest ratio of the smallest semi-axis to the largest length of the outside
+/// case (its fourth power, `2^-800`, stays a normal number).
+const SMALLEST_LENGTH_RATIO: f64 = 6.223_015_277_861_142e-61;
 
 /// The power of two nearest below `x > 0` (1 for zero or non-finite input), usable as an exact
 /// unit of length.

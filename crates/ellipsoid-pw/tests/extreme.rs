@@ -259,3 +259,138 @@ fn spheres_of_very_different_sizes_have_the_closed_form_solution() {
         }
     }
 }
+
+// 5. Found by a second blind review (an independent mpmath oracle).
+
+/// Two thin bodies (needles or discs of aspect ratio `aspect`, random orientations) placed so
+/// that the double-double oracle's `F` is `target` (up to aspect ratios of 1e12).
+fn thin_pair(rng: &mut rand_chacha::ChaCha8Rng, aspect: f64, target: f64) -> (Ellipsoid, Ellipsoid) {
+    use rand::RngExt;
+    let thin = |rng: &mut rand_chacha::ChaCha8Rng| {
+        if rng.random::<bool>() {
+            DVec3::new(1.0, 1.0 / aspect, 1.0 / aspect)
+        } else {
+            DVec3::new(1.0, 1.0, 1.0 / aspect)
+        }
+    };
+    let a = ellipsoid(DVec3::ZERO, common::random_quat(rng), thin(rng));
+    let direction = common::random_unit(rng);
+    let b = ellipsoid(direction * 0.7, common::random_quat(rng), thin(rng));
+    // (Beyond 1e12 the double-double oracle cannot place them: the pair stays 0.7 apart.)
+    let b = if aspect <= 1e12 { place_at(&a, &b, target) } else { b };
+    (a, b)
+}
+
+/// Pairs of thin bodies: up to aspect ratios of 1e12 each every pair is solved, within `1e-6`
+/// of the double-double oracle, with the right overlap flag; from 1e16 on (where `F` came out
+/// wrong by up to a factor 1e19, with wrong overlap flags and answers depending on the argument
+/// order) each order is refused with `IllConditioned` or agrees with the other order.
+#[test]
+fn thin_pairs_are_answered_consistently_or_refused() {
+    let pw = PerramWertheim::newton();
+    let mut rng = common::rng(77);
+    for aspect in [1e2, 1e4, 1e6, 1e8, 1e10, 1e12] {
+        for target in [0.5, 0.9, 1.1, 2.0] {
+            for _ in 0..25 {
+                let (a, b) = thin_pair(&mut rng, aspect, target);
+                let truth = precise_f(&a, &b);
+                for (x, y) in [(&a, &b), (&b, &a)] {
+                    let r = pw
+                        .solve(x, y)
+                        .unwrap_or_else(|e| panic!("aspect {aspect:e}: {e} for {}", describe(x, y)));
+                    assert!(
+                        rel(r.f, truth) <= 1e-6,
+                        "aspect {aspect:e}: F {} vs {truth} for {}",
+                        r.f,
+                        describe(x, y)
+                    );
+                    assert_eq!(r.overlapping, truth < 1.0, "aspect {aspect:e}: {}", describe(x, y));
+                }
+            }
+        }
+    }
+    let mut refused = 0;
+    for aspect in [1e16, 1e18, 1e20, 1e24, 1e28] {
+        for _ in 0..50 {
+            let (a, b) = thin_pair(&mut rng, aspect, 0.9);
+            match (pw.solve(&a, &b), pw.solve(&b, &a)) {
+                (Ok(x), Ok(y)) => assert!(
+                    rel(x.f, y.f) <= 1e-6 && x.overlapping == y.overlapping,
+                    "aspect {aspect:e}: F {} vs {} swapped for {}",
+                    x.f,
+                    y.f,
+                    describe(&a, &b)
+                ),
+                (x, y) => {
+                    for outcome in [x.map(|r| r.f), y.map(|r| r.f)] {
+                        assert!(
+                            matches!(outcome, Ok(_) | Err(PwError::IllConditioned)),
+                            "aspect {aspect:e}: {outcome:?}"
+                        );
+                    }
+                    refused += 1;
+                }
+            }
+        }
+    }
+    assert!(refused > 0, "no pair refused at aspect ratios of 1e16 and more");
+}
+
+/// Pairs whose largest length is 2^1023 or more: radius 1e308 against radius 1e307 at distance
+/// 1e307 (F = (1e307 / 1.1e308)² = 1/121) was refused as non-finite (debug builds panicked).
+#[test]
+fn pairs_at_the_top_of_the_range_are_solved() {
+    let a = ellipsoid(DVec3::ZERO, DQuat::IDENTITY, DVec3::splat(1e308));
+    let b = ellipsoid(DVec3::new(1e307, 0.0, 0.0), DQuat::IDENTITY, DVec3::splat(1e307));
+    for (name, pw) in solvers() {
+        let r = pw.solve(&a, &b).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(rel(r.f, 1.0 / 121.0) <= 1e-14, "{name}: F = {}", r.f);
+        assert!(r.overlapping && r.u_n.is_finite(), "{name}: {r:?}");
+    }
+}
+
+/// The pre-filter's bounding-sphere tests at tiny scale: spheres of radius 1e-161 and 0.7e-161
+/// overlapping by 0.5 % were reported separated, and spheres of radius 1e-160 and 0.7e-160 apart
+/// by 6e-6 overlapping (their squared distances were subnormal). At every scale 2^k the answer
+/// must be that of the pair at unit scale.
+#[test]
+fn the_prefilter_decides_alike_at_every_scale() {
+    use ellipsoid_pw::{Separation, algebraic_separation};
+    let pairs = [
+        (1.7 * 0.9974, Separation::Overlapping),
+        (1.7 * 1.000_003, Separation::Separated),
+        (1.2, Separation::Overlapping),
+        (3.0, Separation::Separated),
+    ];
+    for (distance, expected) in pairs {
+        for k in [-1000, -600, -540, -100, 0, 100, 900] {
+            let s = pow2(k);
+            let a = ellipsoid(DVec3::ZERO, DQuat::IDENTITY, DVec3::splat(s));
+            let direction = DVec3::new(0.6, -0.48, 0.64);
+            let b = ellipsoid(direction * (distance * s), DQuat::IDENTITY, DVec3::splat(0.7 * s));
+            assert_eq!(algebraic_separation(&a, &b), expected, "distance {distance} at scale 2^{k}");
+        }
+    }
+}
+
+/// The exact ellipsoid–sphere contact at extreme length ratios: a needle `(1, t, t)` with a
+/// sphere of radius 0.5 at `(0, 2, 0)` (depth `0.5 − (2 − t)`, normal `+y` in closed form) is
+/// solved for `t` down to `2^-199` (`2^-200` of the centre distance), and refused beyond (at `t = 1e-77` it came out with a zero
+/// normal and a claimed penetration, at `1e-155` NaN).
+#[test]
+fn sphere_contacts_at_extreme_length_ratios_are_exact_or_refused() {
+    use ellipsoid_pw::contact_ellipsoid_sphere;
+    use geometry_core::Sphere;
+    let s = Sphere::new(DVec3::new(0.0, 2.0, 0.0), 0.5).unwrap();
+    for k in [10, 40, 70, 99, 150, 199] {
+        let t = pow2(-k);
+        let needle = ellipsoid(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, t, t));
+        let c = contact_ellipsoid_sphere(&needle, &s).unwrap_or_else(|e| panic!("t = 2^-{k}: {e}"));
+        assert!(rel(c.depth, 0.5 - (2.0 - t)) <= 1e-14, "t = 2^-{k}: depth {}", c.depth);
+        assert!((c.normal - DVec3::Y).length() <= 1e-14, "t = 2^-{k}: normal {}", c.normal);
+    }
+    for t in [6e-61, 1e-77, 1e-160] {
+        let needle = ellipsoid(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, t, t));
+        assert_eq!(contact_ellipsoid_sphere(&needle, &s), Err(PwError::LengthRatioOutOfRange), "t = {t:e}");
+    }
+}
