@@ -84,15 +84,38 @@ impl Ray {
     /// assert_eq!(Ray::new(DVec3::splat(2.0), DVec3::X).unwrap().intersect_aabb(&b), None);
     /// ```
     pub fn intersect_aabb(&self, aabb: &Aabb) -> Option<(f64, f64)> {
-        let (ends, certain) = slab_interval(self.origin, self.direction, aabb, 0.0, f64::INFINITY);
+        self.intersect_aabb_up_to(aabb, f64::INFINITY)
+    }
+
+    /// [`intersect_aabb`](Self::intersect_aabb) for `0 <= t <= max_t`: whether the ray meets the
+    /// box before `max_t` is decided exactly too (a box entered exactly at `max_t` counts), and
+    /// the interval is clipped to `max_t`. `None` for a NaN or negative `max_t`.
+    ///
+    /// (Comparing the rounded entry parameter with `max_t` instead got the boxes entered within
+    /// a rounding of `max_t` wrong both ways.)
+    ///
+    /// ```
+    /// use geometry_core::{Aabb, Ray, DVec3};
+    /// let b = Aabb::new(DVec3::new(2.0, 0.0, 0.0), DVec3::new(3.0, 1.0, 1.0)).unwrap();
+    /// let ray = Ray::new(DVec3::new(0.0, 0.5, 0.5), DVec3::X).unwrap();
+    /// assert_eq!(ray.intersect_aabb_up_to(&b, 2.5), Some((2.0, 2.5)));
+    /// assert_eq!(ray.intersect_aabb_up_to(&b, 2.0), Some((2.0, 2.0))); // entered exactly at max_t
+    /// assert_eq!(ray.intersect_aabb_up_to(&b, 1.5), None);
+    /// ```
+    pub fn intersect_aabb_up_to(&self, aabb: &Aabb, max_t: f64) -> Option<(f64, f64)> {
+        if max_t.is_nan() || max_t < 0.0 {
+            return None;
+        }
+        let (ends, certain) = slab_interval(self.origin, self.direction, aabb, 0.0, max_t);
         let hit = if certain {
             ends.is_some_and(|(t0, t1)| t0 <= t1)
         } else {
             let direction = self.direction.to_array().map(Dyadic::from_f64);
-            meets_exactly(self.origin, &direction, aabb, false)
+            meets_exactly(self.origin, &direction, aabb, max_t)
         };
-        // (A hit whose rounded ends crossed is a tangency: the ends are put in order.)
-        ends.filter(|_| hit).map(|(t0, t1)| (t0.min(t1), t0.max(t1)))
+        // (A hit whose rounded ends crossed is a tangency: the ends are put in order, within
+        // `max_t`.)
+        ends.filter(|_| hit).map(|(t0, t1)| (t0.min(t1).min(max_t), t0.max(t1).min(max_t)))
     }
 }
 
@@ -182,7 +205,7 @@ impl Segment {
         }
         // Rounding could decide it, or `b - a` overflows: exactly, along the exact `b - a`.
         let exact = |k: usize| Dyadic::from_f64(self.b[k]).sub(&Dyadic::from_f64(self.a[k]));
-        meets_exactly(self.a, &[exact(0), exact(1), exact(2)], aabb, true)
+        meets_exactly(self.a, &[exact(0), exact(1), exact(2)], aabb, 1.0)
     }
 }
 
@@ -243,18 +266,18 @@ fn slab_interval(
     (Some((t0, t1)), certain)
 }
 
-/// Whether `origin + t · dir` lies in the closed box for some `t` in `[0, 1]` (`bounded`) or
-/// `[0, ∞)`, in exact arithmetic: the largest entry parameter must not exceed the smallest exit
-/// parameter. Each parameter is a fraction `offset / |d|` with the sign folded into the
-/// offset, compared by cross-multiplication.
-fn meets_exactly(origin: DVec3, dir: &[Dyadic; 3], aabb: &Aabb, bounded: bool) -> bool {
+/// Whether `origin + t · dir` lies in the closed box for some `t` in `[0, max_t]` (`max_t >= 0`,
+/// possibly infinite), in exact arithmetic: the largest entry parameter must not exceed the
+/// smallest exit parameter. Each parameter is a fraction `offset / |d|` with the sign folded
+/// into the offset, compared by cross-multiplication.
+fn meets_exactly(origin: DVec3, dir: &[Dyadic; 3], aabb: &Aabb, max_t: f64) -> bool {
     let zero = Dyadic::from_f64(0.0);
     let one = Dyadic::from_f64(1.0);
     // (numerator, positive denominator) of each lower and upper bound on t.
     let mut lower = vec![(zero.clone(), one.clone())];
     let mut upper = Vec::new();
-    if bounded {
-        upper.push((one.clone(), one.clone()));
+    if max_t.is_finite() {
+        upper.push((Dyadic::from_f64(max_t), one.clone()));
     }
     for axis in 0..3 {
         let o = Dyadic::from_f64(origin[axis]);

@@ -453,6 +453,16 @@ proptest! {
             prop_assert_eq!(got.is_some(), expected.is_some(), "ray {:?}, {:?}: {:?}", ray, b, got);
             if let Some((t0, t1)) = got {
                 prop_assert!(0.0 <= t0 && t0 <= t1, "{:?}", (t0, t1));
+                // Cut off within a few ulps of the rounded entry: exact too.
+                for steps in -3..=3 {
+                    let max_t = ulps(t0, steps).max(0.0);
+                    let expected = exact_interval(start, target - start, &b, BigRational::zero(), Some(exact(max_t)));
+                    let got = ray.intersect_aabb_up_to(&b, max_t);
+                    prop_assert_eq!(got.is_some(), expected.is_some(), "ray {:?} up to {}, {:?}: {:?}", ray, max_t, b, got);
+                    if let Some((u0, u1)) = got {
+                        prop_assert!(0.0 <= u0 && u0 <= u1 && u1 <= max_t, "{:?} up to {}", (u0, u1), max_t);
+                    }
+                }
             }
         }
     }

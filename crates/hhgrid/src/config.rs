@@ -88,13 +88,17 @@ pub struct HhGridConfig {
     /// margin that the one-cell-per-object scheme relies on). Thesis default: 2.
     pub hierarchy_factor: f64,
     /// Cells per axis of a newly created grid: powers of two, each at least 4 (thesis §3.8) and
-    /// at most [`MAX_CELLS_PER_AXIS`]. Thesis default: 16 × 16 × 16. Every grid level allocates
-    /// its cells when it is created (4 bytes each: 4 GiB for 1024³).
+    /// at most [`MAX_CELLS_PER_AXIS`]. Thesis default: 16 × 16 × 16. A grid's cell table is
+    /// paged (pages of 512 cells, 4 bytes each, allocated where cells are occupied), so the
+    /// memory follows the occupied region rather than the cell count: a directory of one `u32`
+    /// per page, e.g. 8 MiB for 1024³ cells.
     pub initial_cells: [u32; 3],
-    /// Objects per cell above which a grid grows ×8 (each axis doubled), thesis §3.4.
-    /// Thesis default: 1/8. At least [`MIN_DENSITY`]: each grid holds a dense array of 4-byte
-    /// cells, about `4 / max_density` bytes per object it holds, so a lower density would let a
-    /// handful of objects grow a grid to the largest size (1024³ cells, 4 GiB).
+    /// Objects per cell above which a grid grows ×8 (each axis doubled), thesis §3.4; a grid
+    /// with an axis of [`MAX_CELLS_PER_AXIS`] cells does not grow further (it stays correct,
+    /// only denser). Thesis default: 1/8. Finite and at least [`MIN_DENSITY`]: a lower density
+    /// would let a handful of objects grow a grid to the largest size (1024³ cells, whose page
+    /// directory alone takes 8 MiB, and whose pages take up to 4 bytes per cell where objects
+    /// spread).
     pub max_density: f64,
     /// Initial capacity reserved for a cell's object container (thesis §3.9 suggests 16). At
     /// most [`MAX_CELL_RESERVE`].
@@ -226,7 +230,7 @@ pub struct HhGridConfig {
 pub const MAX_CELLS_PER_AXIS: u32 = 1024;
 
 /// The smallest [`max_density`](HhGridConfig::max_density) accepted: at most a thousand cells
-/// (4 kB of cell array) per object held.
+/// (up to 4 kB of cell pages) per object held.
 pub const MIN_DENSITY: f64 = 1e-3;
 
 /// The largest [`cell_reserve`](HhGridConfig::cell_reserve) accepted (objects reserved in every

@@ -25,8 +25,10 @@ pub enum HhGridError {
     #[error("unbounded objects have no bounding box to update")]
     UpdateOfUnbounded,
     /// With [`UpdateStrategy::ClearAndReinsert`](crate::UpdateStrategy::ClearAndReinsert), boxes
-    /// were updated but the structure was not rebuilt yet; call
+    /// were updated but the grids were not rebuilt yet; call
     /// [`rebuild`](crate::HierarchicalHashGrid::rebuild) (detection does it automatically).
+    /// Not returned while the structure is still in all-pairs mode (below the threshold), whose
+    /// list needs no rebuild.
     #[error("updates are pending a rebuild (ClearAndReinsert strategy): call rebuild() first")]
     RebuildPending,
     /// More objects than `u32` indices can address.

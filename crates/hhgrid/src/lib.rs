@@ -68,7 +68,7 @@
 //! oracle.find_pairs(&mut theirs);
 //! assert_eq!(ours.len(), theirs.len());
 //! assert!(grid.grid_count() > 1);
-//! //! ```
+//! ```
 
 mod cell_table;
 mod config;

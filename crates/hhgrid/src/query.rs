@@ -13,10 +13,13 @@ impl HierarchicalHashGrid {
     /// cells are visited (or, when that range holds more
     /// cells than the grid has occupied ones, the occupied cells are scanned instead).
     ///
+    /// `out` is cleared first; on an error it is left as it was (check the result before
+    /// reading it).
+    ///
     /// # Errors
     /// [`HhGridError::InvalidAabb`] for an invalid query box; [`HhGridError::RebuildPending`]
     /// while [`ClearAndReinsert`](crate::UpdateStrategy::ClearAndReinsert) updates await
-    /// [`rebuild`](HierarchicalHashGrid::rebuild).
+    /// [`rebuild`](HierarchicalHashGrid::rebuild) (in grid mode).
     ///
     /// ```
     /// use contact_core::BroadPhase;
@@ -60,6 +63,10 @@ impl HierarchicalHashGrid {
     /// segment and then slab-tested: cheap for short rays, proportional to the occupied cells for
     /// rays across the whole scene.
     ///
+    /// The cut-off is exact: a box is reported when the ray meets it for some `t <= max_t` in
+    /// exact arithmetic ([`Ray::intersect_aabb_up_to`]); its `t` is the rounded entry. `out` is
+    /// cleared first; on an error it is left as it was.
+    ///
     /// # Errors
     /// [`HhGridError::InvalidAabb`] for a NaN or negative `max_t`; as [`query_aabb`](Self::query_aabb).
     ///
@@ -92,21 +99,20 @@ impl HierarchicalHashGrid {
         let mut accept = |id: u32| {
             if self.meta[id as usize].unbounded {
                 out.push((self.handle_of(id), 0.0));
-            } else if let Some((t, _)) = ray.intersect_aabb(&self.aabbs[id as usize])
-                && t <= max_t
-            {
+            } else if let Some((t, _)) = ray.intersect_aabb_up_to(&self.aabbs[id as usize], max_t) {
+                // (Decided exactly, `max_t` included: comparing the rounded entry with `max_t`
+                // missed boxes entered a rounding before it and reported some entered after.)
                 out.push((self.handle_of(id), t));
             }
         };
         for &id in self.all_pairs.iter().chain(&self.everywhere) {
             accept(id);
         }
-        // The slab test decides a hit, and it rounds: it can accept a box it enters a few
-        // rounding units beyond the rounded end point `end`. The candidate box is widened by a
-        // bound on both errors (each crossing parameter is within 2 units of its exact value,
-        // `end` within 2 units of `|origin| + |direction|·max_t`; underflowing crossings within
-        // the smallest subnormal), so that culling never drops a box the test accepts: else the
-        // answer for a box entered exactly at `max_t` depended on unrelated objects.
+        // The slab test decides a hit exactly, but the segment's end point `end` is rounded: the
+        // candidate box is widened by a bound on its error (within 2 units of
+        // `|origin| + |direction|·max_t`; plus the smallest subnormal), so that culling never
+        // drops a box the test accepts: else the answer for a box entered exactly at `max_t`
+        // depended on unrelated objects.
         let span = ray.origin().abs() + ray.direction().abs() * max_t;
         let pad = span * (8.0 * f64::EPSILON) + ray.direction().abs() * f64::MIN_POSITIVE + f64::MIN_POSITIVE;
         match Aabb::new(ray.origin().min(end) - pad, ray.origin().max(end) + pad) {
