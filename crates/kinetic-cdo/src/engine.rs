@@ -800,6 +800,10 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// Rebuilds the structure and predicts every particle from scratch.
     fn reschedule_all(&mut self) -> Result<(), SimError> {
         let start = Instant::now();
+        // New trajectories (new radii after a compression, rescaled velocities): the collisions
+        // counted towards a jam so far are not part of what follows (after a compression that
+        // jammed, every later run reported the compression's own burst as a jam).
+        self.jam = JamWatch::default();
         self.queue.clear();
         let n = self.state.len();
         {
@@ -1252,6 +1256,7 @@ fn validated_state<const D: usize>(
         radii: RadiusLaw::FIXED,
         now: 0.0,
         max_base_radius: max_radius,
+        unwrap: vec![[0.0; D]; n],
     };
     let mut overlap = None;
     let points: Vec<[f64; D]> = state.bodies.iter().map(|b| b.pos).collect();
@@ -1271,7 +1276,7 @@ fn validated_state<const D: usize>(
 /// The deepest overlap in `state` now, relative to the radius sum (or the radius, for walls).
 pub(crate) fn max_overlap<const D: usize>(state: &State<D>) -> f64 {
     let n = state.len();
-    let points: Vec<[f64; D]> = (0..n).map(|i| state.position(i)).collect();
+    let points: Vec<[f64; D]> = (0..n).map(|i| state.stored_position(i)).collect();
     let mut worst = f64::NEG_INFINITY;
     crate::pairs::for_each_close_pair(&points, &state.sim_box, 2.0 * state.max_radius_cap(), |i, k, d| {
         let contact = state.radius(i) + state.radius(k);

@@ -316,7 +316,17 @@ pub fn dense_packing<const D: usize>(
     let start = (if D == 2 { 0.45f64 } else { 0.3 }).min(target);
     let shrink = (start / phi_full).powf(1.0 / D as f64);
     let small: Vec<f64> = radii.iter().map(|&r| r * shrink).collect();
-    let particles = random_placement(sim_box, &small, masses, 1.0, seed)?;
+    let mut particles = random_placement(sim_box, &small, masses, 1.0, seed)?;
+    // The masses of the radii the packing ends with (those of the shrunk start made
+    // `UnitDensity` masses 0.64 of V_D(r) in 2D at φ = 0.7), each velocity rescaled to keep its
+    // kinetic energy, so the temperature stays that of the placement.
+    let grown = (target.max(start) / phi_full).powf(1.0 / D as f64) / shrink;
+    for p in &mut particles {
+        let mass = masses.mass::<D>(p.radius * grown);
+        let factor = (p.mass / mass).sqrt();
+        p.velocity = p.velocity.map(|v| v * factor);
+        p.mass = mass;
+    }
     let mut sim = Simulation::new(particles, *sim_box, SimConfig::default(), NeighbourLists::default())?;
     let n = radii.len();
     if start < target {

@@ -201,6 +201,11 @@ pub struct State<const D: usize> {
     pub(crate) radii: RadiusLaw,
     pub(crate) now: f64,
     pub(crate) max_base_radius: f64,
+    /// The whole periods structures have moved each particle by ([`State::shift_by_periods`]),
+    /// taken back out by [`State::position`] so that positions stay unwrapped whatever the
+    /// structure does (the neighbour lists keep their centres in the box: a mean square
+    /// displacement from `position` came out 255 instead of 750).
+    pub(crate) unwrap: Vec<[f64; D]>,
 }
 
 impl<const D: usize> State<D> {
@@ -229,7 +234,10 @@ impl<const D: usize> State<D> {
         self.gravity
     }
 
-    /// Particle `i`'s centre at time `t` (unwrapped), from its ballistic trajectory.
+    /// Particle `i`'s centre at time `t`, from its ballistic trajectory, in the image the
+    /// structure keeps it in (a structure may move a particle by whole periods, see
+    /// [`shift_by_periods`](Self::shift_by_periods)): use [`position`](Self::position) for the
+    /// unwrapped centre.
     #[inline]
     pub fn position_at(&self, i: usize, t: f64) -> [f64; D] {
         let b = &self.bodies[i];
@@ -239,8 +247,16 @@ impl<const D: usize> State<D> {
         if self.gravity == [0.0; D] { x } else { add_scaled(x, 0.5 * dt * dt, self.gravity) }
     }
 
-    /// Particle `i`'s centre now (unwrapped).
+    /// Particle `i`'s centre now, unwrapped: a continuous trajectory across periodic sides,
+    /// whichever structure runs the simulation.
     pub fn position(&self, i: usize) -> [f64; D] {
+        crate::vector::add(self.stored_position(i), self.unwrap[i])
+    }
+
+    /// Particle `i`'s centre now in the image the structure keeps it in (what the structures
+    /// and the engine compute with).
+    #[inline]
+    pub(crate) fn stored_position(&self, i: usize) -> [f64; D] {
         self.position_at(i, self.now)
     }
 
@@ -337,6 +353,7 @@ impl<const D: usize> State<D> {
     pub fn shift_by_periods(&mut self, i: usize, shift: [f64; D]) {
         debug_assert!((0..D).all(|a| shift[a] == 0.0 || self.sim_box.periodic_axes()[a]));
         self.bodies[i].pos = crate::vector::add(self.bodies[i].pos, shift);
+        self.unwrap[i] = crate::vector::sub(self.unwrap[i], shift);
     }
 
     /// Brings particle `i`'s stored trajectory to time `t` (no physical change).

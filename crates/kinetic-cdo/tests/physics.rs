@@ -15,7 +15,10 @@
 //!    error measured over blocks plus the stated systematic error of the formula; the virial,
 //!    collision count and mean kinetic energy of `Observables` are recomputed independently;
 //! 5. output: XYZ frames parse back (count, box, time, radii, wrapped positions inside the box),
-//!    and `run_with_snapshots` writes the expected number of frames.
+//!    and `run_with_snapshots` writes the expected number of frames;
+//! 6. found by a blind review of the physics: positions stay unwrapped with every structure
+//!    (the neighbour lists wrapped them), `dense_packing` gives `UnitDensity` masses of the
+//!    final radii, and a compression that jammed leaves a simulation that goes on.
 
 mod common;
 
@@ -564,4 +567,105 @@ fn xyz_frames_parse_back() {
     for f in &frames {
         check_frame(f, &b, &radii);
     }
+}
+
+// 6. Found by a blind review of the physics.
+
+/// `State::position` is unwrapped whatever the structure: one particle crossing a periodic side
+/// twice lands at the same unwrapped place, and a gas followed in small steps moves
+/// continuously, with the neighbour lists too, which keep their centres in the box (they gave
+/// `[4.5, 1]` instead of `[34.5, 1]`, and a mean square displacement of 255 instead of 750).
+#[test]
+fn positions_are_unwrapped_in_every_structure() {
+    fn continuous<S: Cdo<2>>(gas: Vec<Particle<2>>, sim_box: SimBox<2>, structure: S) -> f64 {
+        let mut s = sim(gas, sim_box, SimConfig::default(), structure);
+        let speed = |s: &Simulation<2, S>| (0..12).map(|i| norm(s.state().velocity(i))).fold(0.0, f64::max);
+        let mut before: Vec<[f64; 2]> = (0..12).map(|i| s.state().position(i)).collect();
+        let mut travelled = 0.0f64;
+        for step in 1..=1000 {
+            let limit = speed(&s) * 0.02 * 2.0 + 1e-9;
+            s.run(Stop::Time(f64::from(step) * 0.02)).unwrap();
+            for (i, old) in before.iter_mut().enumerate() {
+                let now = s.state().position(i);
+                assert!(norm(sub(now, *old)) <= limit, "particle {i} jumped from {old:?} to {now:?}");
+                *old = now;
+                travelled = travelled.max(now[0].abs().max(now[1].abs()));
+            }
+        }
+        travelled
+    }
+    fn run<S: Cdo<2>>(particles: Vec<Particle<2>>, side: f64, t: f64, structure: S) -> Vec<[f64; 2]> {
+        let mut s = sim(particles, SimBox::periodic([side; 2]).unwrap(), SimConfig::default(), structure);
+        s.run(Stop::Time(t)).unwrap();
+        (0..s.state().len()).map(|i| s.state().position(i)).collect()
+    }
+    let one = vec![Particle::new([9.5, 1.0], [1.0, 0.0], 0.25, 2.0)];
+    for got in [
+        run(one.clone(), 10.0, 25.0, BruteForce::default()),
+        run(one.clone(), 10.0, 25.0, NeighbourLists::default()),
+        run(one.clone(), 10.0, 25.0, RegularSubdivision::new()),
+    ] {
+        assert!((got[0][0] - 34.5).abs() < 1e-12 && got[0][1] == 1.0, "{got:?}");
+    }
+    // A gas in a small box, followed in steps of 0.02: its positions must move continuously
+    // (no jump of a period), with every structure, however many times the particles cross.
+    let side = 8.0;
+    let sim_box = SimBox::periodic([side; 2]).unwrap();
+    let gas = init::random_placement(&sim_box, &[0.3; 12], init::MassRule::Unit, 4.0, 9).unwrap();
+    assert!(
+        continuous(gas.clone(), sim_box, BruteForce::default()) > 2.0 * side,
+        "no particle crossed twice"
+    );
+    continuous(gas.clone(), sim_box, NeighbourLists::default());
+    continuous(gas.clone(), sim_box, RegularSubdivision::new());
+    continuous(gas, sim_box, SegmentTrees::<2>::new());
+}
+
+/// `dense_packing` with `UnitDensity` masses: every mass is the volume of the particle's final
+/// radius (they were those of the shrunk random start: 0.643 of it at φ = 0.7 in 2D, 0.600 at
+/// φ = 0.5 in 3D), and the temperature stays that of the placement.
+#[test]
+fn dense_packings_have_unit_density_masses() {
+    fn check<const D: usize>(n: usize, target: f64) {
+        let radii = vec![0.5; n];
+        let side = init::cube_side_for::<D>(&radii, target);
+        let sim_box = SimBox::periodic([side; D]).unwrap();
+        let particles =
+            init::dense_packing(&sim_box, &radii, init::MassRule::UnitDensity, target, 2.0, 3).unwrap();
+        for p in &particles {
+            let volume = kinetic_cdo::ball_volume::<D>(p.radius);
+            assert!((p.mass / volume - 1.0).abs() < 1e-12, "{D}D: mass {} for radius {}", p.mass, p.radius);
+        }
+        // Mean kinetic energy per particle D/2 · kT with kT = 1, within a few standard errors.
+        let energy: f64 =
+            particles.iter().map(|p| 0.5 * p.mass * p.velocity.iter().map(|v| v * v).sum::<f64>()).sum();
+        let per_particle = energy / n as f64;
+        assert!(
+            (per_particle / (0.5 * D as f64) - 1.0).abs() < 0.15,
+            "{D}D: kT = {}",
+            per_particle / (0.5 * D as f64)
+        );
+    }
+    check::<2>(200, 0.7);
+    check::<3>(300, 0.5);
+}
+
+/// A compression that jams (budget spent) keeps the radii reached and leaves the simulation
+/// usable: the runs after it go on (they reported the compression's own burst of collisions as
+/// a jam, processing one collision per call, with the clock stuck). The review's case: 100
+/// disks at φ = 0.4 compressed towards 0.895, stopping near 0.83.
+#[test]
+fn runs_after_a_jammed_compression_go_on() {
+    let side = init::cube_side_for::<2>(&[0.5; 100], 0.4);
+    let sim_box = SimBox::periodic([side; 2]).unwrap();
+    let particles = init::random_placement(&sim_box, &[0.5; 100], init::MassRule::Unit, 1.0, 1).unwrap();
+    let mut s = sim(particles, sim_box, SimConfig::default(), RegularSubdivision::new());
+    let outcome = s.compress(0.895, 0.1, 50);
+    assert!(matches!(outcome, Err(kinetic_cdo::SimError::PackingOutOfReach { .. })), "{outcome:?}");
+    assert!(!s.is_jammed());
+    let (now, collisions) = (s.state().now(), s.counters().all_collisions());
+    s.run(Stop::Collisions(20_000)).unwrap();
+    assert_eq!(s.counters().all_collisions(), collisions + 20_000);
+    assert!(s.state().now() > now, "the clock stayed at {now}");
+    assert!(s.max_overlap() < 1e-9);
 }

@@ -46,7 +46,7 @@ impl BruteForce {
         if !self.quarter.is_finite() {
             return;
         }
-        self.anchors[i] = state.position(i).to_vec();
+        self.anchors[i] = state.stored_position(i).to_vec();
         // Travel along the periodic axes (the only ones with images), measured in the frame
         // that falls freely from rest at t = 0: every particle shares it, so the changes of
         // separations, which decide the nearest images, are differences of travels in it. In
@@ -109,7 +109,7 @@ impl<const D: usize> Cdo<D> for BruteForce {
     }
 
     fn for_each_candidate(&self, i: usize, state: &State<D>, mut f: impl FnMut(usize, [f64; D])) {
-        let xi = state.position(i);
+        let xi = state.stored_position(i);
         let lengths = state.sim_box().lengths();
         let periodic = state.sim_box().periodic_axes();
         for k in 0..state.len() {
@@ -117,7 +117,7 @@ impl<const D: usize> Cdo<D> for BruteForce {
                 continue;
             }
             // The nearest image now, then its neighbouring images.
-            let d = crate::vector::sub(state.position(k), xi);
+            let d = crate::vector::sub(state.stored_position(k), xi);
             let periods: [f64; D] = std::array::from_fn(|a| {
                 if periodic[a] { -lengths[a] * (d[a] / lengths[a]).round() } else { 0.0 }
             });

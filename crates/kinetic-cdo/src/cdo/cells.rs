@@ -377,7 +377,7 @@ impl<const D: usize, S: CellStore<D>> CellLists<D, S> {
         state: &State<D>,
         certificates: &mut Certificates<'_, Q>,
     ) {
-        let x = state.position(i);
+        let x = state.stored_position(i);
         let v = state.velocity(i);
         let g = state.gravity();
         let mut best = (f64::INFINITY, 0u8, 0i8);
@@ -497,7 +497,7 @@ impl<const D: usize, S: CellStore<D>> Cdo<D> for CellLists<D, S> {
         self.period.clear();
         self.crossing = vec![(0, 0); n];
         for i in 0..n {
-            let x = state.position(i);
+            let x = state.stored_position(i);
             let mut home = [0usize; D];
             let mut period = [0.0; D];
             for a in 0..D {

@@ -43,7 +43,7 @@ pub(crate) const RESOLUTION: f64 = 1.0 / (1u64 << 48) as f64;
 /// The largest coordinate magnitude of `state` along any axis now, and the box sides.
 pub(crate) fn coordinate_scale<const D: usize>(state: &State<D>) -> f64 {
     let sides = state.sim_box().lengths().into_iter().fold(0.0, f64::max);
-    (0..state.len()).flat_map(|i| state.position(i)).fold(sides, |m, x| m.max(x.abs()))
+    (0..state.len()).flat_map(|i| state.stored_position(i)).fold(sides, |m, x| m.max(x.abs()))
 }
 
 /// The certificate slots of a structure inside the engine's event queue.

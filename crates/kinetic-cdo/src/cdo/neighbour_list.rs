@@ -276,7 +276,7 @@ impl<const D: usize> NeighbourLists<D> {
         state: &State<D>,
         certificates: &mut Certificates<'_, Q>,
     ) {
-        let d = sub(state.position(i), self.spheres[i].centre);
+        let d = sub(state.stored_position(i), self.spheres[i].centre);
         let v = state.velocity(i);
         let g = state.gravity();
         let half = 0.5 * self.delta;

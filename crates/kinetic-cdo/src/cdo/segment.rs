@@ -76,7 +76,7 @@ impl<const D: usize> SegmentTrees<D> {
     fn endpoint(state: &State<D>, a: usize, e: u32) -> (f64, f64) {
         let i = (e / 2) as usize;
         let sign = if e % 2 == 1 { 1.0 } else { -1.0 };
-        let x = state.position(i)[a] + sign * state.radius(i);
+        let x = state.stored_position(i)[a] + sign * state.radius(i);
         let v = state.velocity(i)[a] + sign * state.radius_rate(i);
         (x, v)
     }
@@ -205,7 +205,7 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
         }
         self.neighbours = vec![Vec::new(); n];
         // Boxes can only overlap if centres are within two of the largest radii per axis.
-        let points: Vec<[f64; D]> = (0..n).map(|i| state.position(i)).collect();
+        let points: Vec<[f64; D]> = (0..n).map(|i| state.stored_position(i)).collect();
         let reach = 2.0 * state.max_radius_cap();
         let mut pairs = Vec::new();
         crate::pairs::for_each_close_pair(&points, state.sim_box(), reach, |i, k, _| pairs.push((i, k)));
@@ -228,10 +228,10 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
 
     #[inline]
     fn for_each_candidate(&self, i: usize, state: &State<D>, mut f: impl FnMut(usize, [f64; D])) {
-        let xi = state.position(i);
+        let xi = state.stored_position(i);
         for &k in &self.neighbours[i] {
             let k = k as usize;
-            let d = crate::vector::sub(state.position(k), xi);
+            let d = crate::vector::sub(state.stored_position(k), xi);
             let shift = std::array::from_fn(|a| {
                 if self.periodic[a] { -self.lengths[a] * (d[a] / self.lengths[a]).round() } else { 0.0 }
             });
@@ -278,9 +278,10 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
         let mut created = 0;
         if after && !before {
             self.link(i, k);
-            let shift =
-                state.sim_box().nearest_image(crate::vector::sub(state.position(k), state.position(i)));
-            let d = crate::vector::sub(state.position(k), state.position(i));
+            let shift = state
+                .sim_box()
+                .nearest_image(crate::vector::sub(state.stored_position(k), state.stored_position(i)));
+            let d = crate::vector::sub(state.stored_position(k), state.stored_position(i));
             new_pairs.push((i as u32, k as u32, std::array::from_fn(|c| shift[c] - d[c])));
             created = 1;
         } else if before && !after {

@@ -138,7 +138,7 @@ impl Cover {
         let mut ids = Vec::with_capacity(copies.len() * n + 3);
         for copy in &copies {
             for i in 0..n {
-                let base = state.position(i);
+                let base = state.stored_position(i);
                 // Whole periods that bring the (unwrapped) centre into the fundamental domain:
                 // the central copy is the home image.
                 let home: [i32; 2] = std::array::from_fn(|a| {
@@ -625,7 +625,7 @@ impl LaguerreDelaunay {
         // One test for both the site and the motion.
         let ((p, r), (velocity, rate)) = if (v as usize) < self.particles {
             let i = v as usize;
-            ((state.position(i), state.radius(i)), (state.velocity(i), state.radius_rate(i)))
+            ((state.stored_position(i), state.radius(i)), (state.velocity(i), state.radius_rate(i)))
         } else {
             (self.site(v, state), self.motion(v, state))
         };
@@ -641,7 +641,7 @@ impl LaguerreDelaunay {
     fn site(&self, v: u32, state: &State<2>) -> Site {
         let v = v as usize;
         if v < self.particles {
-            (state.position(v), state.radius(v))
+            (state.stored_position(v), state.radius(v))
         } else {
             (self.corners.position(v - self.particles, state.now()), 0.0)
         }
