@@ -42,7 +42,8 @@ pub struct SimConfig<const D: usize> {
     /// Normal coefficient of restitution `e` in `(0, 1]` (1 = elastic), for pairs and walls.
     pub restitution: f64,
     /// The guard against inelastic collapse (the TC model of Luding & McNamara 1998): a
-    /// collision involving a particle that already collided less than `tc_duration` ago is
+    /// collision involving a particle that already collided (with a particle or a wall) less
+    /// than `tc_duration` ago is
     /// elastic. Without it, `e < 1` lets a cluster collide infinitely often in finite time
     /// (an inelastic collapse, which [`Simulation::run`] reports as [`SimError::Jammed`]).
     /// `0` disables the guard; it has no effect when `e = 1`.

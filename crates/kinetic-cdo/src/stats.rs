@@ -80,7 +80,7 @@ pub struct Table1 {
     pub ns_per_topological: f64,
     /// D: time per prediction (predict-trajectory event), ns (0 unless timing was on).
     pub ns_per_prediction: f64,
-    /// E: topological events per collision, mean.
+    /// E: topological events per collision, mean (over all collisions, pair and wall).
     pub topological_per_collision: f64,
     /// E: the most topological events between two consecutive collisions.
     pub topological_between_collisions_max: u64,
