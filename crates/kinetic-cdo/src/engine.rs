@@ -43,9 +43,9 @@ pub struct SimConfig<const D: usize> {
     pub restitution: f64,
     /// The guard against inelastic collapse (the TC model of Luding & McNamara 1998): a
     /// collision involving a particle that already collided (with a particle or a wall) less
-    /// than `tc_duration` ago is
-    /// elastic. Without it, `e < 1` lets a cluster collide infinitely often in finite time
-    /// (an inelastic collapse, which [`Simulation::run`] reports as [`SimError::Jammed`]).
+    /// than `tc_duration` ago is elastic. Without it, `e < 1` lets a cluster collide infinitely
+    /// often in finite time (an inelastic collapse, which [`Simulation::run`] reports as
+    /// [`SimError::Jammed`]).
     /// `0` disables the guard; it has no effect when `e = 1`.
     ///
     /// Under gravity with `e < 1` the guard is required (`tc_duration > 0`, else
