@@ -64,16 +64,28 @@ pub enum Separation {
 pub fn algebraic_separation(a: &Ellipsoid, b: &Ellipsoid) -> Separation {
     let separation = b.center() - a.center();
     let (sa, sb) = (a.semi_axes(), b.semi_axes());
-    // Bounding and inscribed spheres, compared exactly at any scale (`within_reach`: squares of
-    // lengths near 1e-160 were subnormal, and spheres overlapping by 0.5 % came out separated).
-    let (ca, cb) = (a.center(), b.center());
-    if !within_reach(ca, cb, sa.max_element(), sb.max_element()) {
-        return Separation::Separated;
-    }
-    // Strictly closer than the inscribed radii (shrunk by 2^-40, far above their rounding).
-    let shrink = 1.0 - 2f64.powi(-40);
-    if within_reach(ca, cb, sa.min_element() * shrink, sb.min_element() * shrink) {
-        return Separation::Overlapping;
+    // Bounding and inscribed spheres. With normal squares the relative margin covers the
+    // rounding of these few operations; else (squares of lengths near 1e-160 are subnormal,
+    // and spheres overlapping by 0.5 % came out separated) exactly, by `within_reach`.
+    let distance_squared = separation.length_squared();
+    let (outer, inner) = (sa.max_element() + sb.max_element(), sa.min_element() + sb.min_element());
+    if [distance_squared, outer * outer, inner * inner].iter().all(|x| x.is_normal()) {
+        if distance_squared > outer * outer * (1.0 + 1e-12) {
+            return Separation::Separated;
+        }
+        if distance_squared < inner * inner * (1.0 - 1e-12) {
+            return Separation::Overlapping;
+        }
+    } else {
+        let (ca, cb) = (a.center(), b.center());
+        if !within_reach(ca, cb, sa.max_element(), sb.max_element()) {
+            return Separation::Separated;
+        }
+        // Strictly closer than the inscribed radii (shrunk by 2^-40, far above their rounding).
+        let shrink = 1.0 - 2f64.powi(-40);
+        if within_reach(ca, cb, sa.min_element() * shrink, sb.min_element() * shrink) {
+            return Separation::Overlapping;
+        }
     }
     // B in A's normalised frame: M = N Nᵀ with N = diag(a) Rot_Aᵀ Rot_B diag(1/b).
     let qa = a.orientation();
