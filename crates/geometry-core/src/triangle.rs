@@ -243,7 +243,13 @@ fn closest_point_from_origin(ab: DVec3, ac: DVec3, ap: DVec3) -> DVec3 {
 /// length can then overflow or underflow, whatever the triangle's size, and the area is scaled
 /// back without overflow of partial products ([`scaled::product`](crate::scaled::product)).
 /// Edges that overflow are taken between the halved corners (area ×4).
+///
+/// Edges of moderate size (largest components within `2^±240`) skip the scaling: their cross
+/// product is the scaled one times an exact power of two, so the same normal and area come out
+/// (measured: the scaling everywhere made mesh validation 1.4× slower).
 pub(crate) fn unit_scale_normal(a: DVec3, b: DVec3, c: DVec3) -> (Option<DVec3>, f64) {
+    // 2^-240 ..= 2^240.
+    const MODERATE: std::ops::RangeInclusive<f64> = 5.659_799_424_266_695e-73..=1.766_847_064_778_384_3e72;
     let (mut ab, mut ac, mut area_factor) = (b - a, c - a, 1.0);
     if !(ab.is_finite() && ac.is_finite()) {
         (ab, ac, area_factor) = (b * 0.5 - a * 0.5, c * 0.5 - a * 0.5, 4.0);
@@ -255,12 +261,28 @@ pub(crate) fn unit_scale_normal(a: DVec3, b: DVec3, c: DVec3) -> (Option<DVec3>,
     if largest_ab == 0.0 || largest_ac == 0.0 {
         return (None, 0.0);
     }
+    // The unit normal and length of a cross product whose squared length is a normal number.
+    let plain = |cross: DVec3| {
+        let squared = cross.length_squared();
+        squared.is_normal().then(|| {
+            let length = squared.sqrt();
+            (cross / length, length)
+        })
+    };
+    if MODERATE.contains(&largest_ab)
+        && MODERATE.contains(&largest_ac)
+        && let Some((normal, length)) = plain(ab.cross(ac))
+    {
+        return (Some(normal), area_factor * length);
+    }
     let (scale_ab, scale_ac) = (
         crate::scaled::power_of_two_near_reciprocal(largest_ab),
         crate::scaled::power_of_two_near_reciprocal(largest_ac),
     );
     let cross = (ab * scale_ab).cross(ac * scale_ac);
-    let double_area =
-        crate::scaled::product(&[crate::scaled::length(cross), area_factor, 1.0 / scale_ab, 1.0 / scale_ac]);
-    (crate::scaled::normalize(cross), double_area)
+    let (normal, length) = match plain(cross) {
+        Some((normal, length)) => (Some(normal), length),
+        None => (crate::scaled::normalize(cross), crate::scaled::length(cross)),
+    };
+    (normal, crate::scaled::product(&[length, area_factor, 1.0 / scale_ab, 1.0 / scale_ac]))
 }
