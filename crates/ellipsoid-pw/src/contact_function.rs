@@ -117,6 +117,18 @@ fn hestenes(g: &mut [DVec3; 3], w: &mut [DVec3; 3]) {
 /// measured against independent high-precision oracles, the relative error of `F` was `1e-9`
 /// at aspect ratios of `1e12` for both bodies, `5e-7` at `1e14`, order 1 at `1e16` (with the
 /// two argument orders disagreeing: `F` 3.9 against 0.66), `10⁵` at `1e20`.
+///
+/// ```
+/// use ellipsoid_pw::{PerramWertheim, PwError};
+/// use geometry_core::{DQuat, DVec3, Ellipsoid};
+/// // Two crossed needles of aspect ratio 1e13: refused. One needle against a ball: solved.
+/// let needle = |q: DQuat, c: DVec3| Ellipsoid::new(c, q, DVec3::new(1.0, 1e-13, 1e-13)).unwrap();
+/// let a = needle(DQuat::IDENTITY, DVec3::ZERO);
+/// let b = needle(DQuat::from_rotation_z(1.0), DVec3::new(0.1, 0.2, 0.3));
+/// assert_eq!(PerramWertheim::newton().solve(&a, &b).err(), Some(PwError::IllConditioned));
+/// let ball = Ellipsoid::new(DVec3::new(0.1, 0.2, 0.3), DQuat::IDENTITY, DVec3::splat(0.5)).unwrap();
+/// assert!(PerramWertheim::newton().solve(&a, &ball).is_ok());
+/// ```
 pub const MAX_THIN_ASPECT_RATIO: f64 = 1_099_511_627_776.0;
 
 /// A second guard on the diagonalisation: the largest relative difference between the product

@@ -78,6 +78,17 @@ pub const ACCEPTANCE_MARGIN: f64 = 0.25;
 /// to 1, clusters barely clear of each other are expanded and the error grows: up to `0.095`
 /// was measured at `d = 1.01`, `p = 2` (the smallest foam, one triangle per leaf), within 3× of
 /// the margin. There only the certified bound accepts `J̃`.
+///
+/// ```
+/// use contact_core::Containment;
+/// use fmm_dlp::{FmmConfig, FmmDlp};
+/// use geometry_core::{DVec3, generators::octa_sphere};
+/// // Barely separated clusters at order 2: the classification is still exact.
+/// let config = FmmConfig { order: 2, separation: 1.01, ..FmmConfig::default() };
+/// let fmm = FmmDlp::new(octa_sphere(4).unwrap(), config).unwrap();
+/// let points = [DVec3::new(0.1, 0.2, 0.3), DVec3::new(0.99, 0.0, 0.0), DVec3::new(1.2, 0.0, 0.0)];
+/// assert_eq!(fmm.classify(&points).unwrap(), [Containment::Inside, Containment::Inside, Containment::Outside]);
+/// ```
 pub const MIN_ACCEPTANCE_SEPARATION: f64 = 2.0;
 
 /// The lowest expansion order at which [`ACCEPTANCE_MARGIN`] applies. Below it the measured

@@ -413,6 +413,20 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// Whether the latest collisions amount to a jam (see [`run`](Self::run)'s errors): for a
     /// caller driving [`next_collision`](Self::next_collision) itself, which keeps returning
     /// the jam's collisions at one instant.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation};
+    /// // Two touching disks spanning the gap between the walls, one moving into the other.
+    /// let particles = vec![Particle::new([0.5, 2.0], [1.0, 0.0], 0.5, 1.0), Particle::new([1.5, 2.0], [0.0, 0.0], 0.5, 1.0)];
+    /// let mut sim = Simulation::new(particles, SimBox::walls([2.0, 4.0]).unwrap(), SimConfig::default(), BruteForce::default()).unwrap();
+    /// let mut steps = 0;
+    /// while !sim.is_jammed() {
+    ///     let c = sim.next_collision().unwrap();
+    ///     assert_eq!(c.time, 0.0);
+    ///     steps += 1;
+    /// }
+    /// assert!(steps > 1000);
+    /// ```
     pub fn is_jammed(&self) -> bool {
         self.jam.jammed(self.state.len()).is_some()
     }
