@@ -720,7 +720,7 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// radius would grow faster than [`MAX_MAGNITUDE`] (nothing changed), [`SimError::PackingOutOfReach`] if
     /// `target` is below the current packing fraction or not below 1, or if the compression jams
     /// (more than [`COMPRESSION_COLLISIONS_PER_PARTICLE`] collisions per particle; the radii
-    /// reached are kept and the simulation stays usable), and
+    /// reached are kept, the kinetic energy restored, and the simulation stays usable), and
     /// [`SimError::BoxTooSmall`] if the grown particles no longer fit the structure or a
     /// periodic side, [`SimError::NoRoomBetweenWalls`] if the largest grown particle would be at
     /// least as wide as the gap between two walls (both before any growth).
@@ -785,7 +785,13 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
                     let reached = self.state.radii.at(self.state.now);
                     self.state.radii =
                         RadiusLaw { scale: reached, rate: 0.0, since: self.state.now, cap: reached };
-                    self.reschedule_all()?;
+                    // The thermostat's last word, as after a compression that succeeds.
+                    let now_energy = self.state.kinetic_energy();
+                    if now_energy > 0.0 && energy > 0.0 {
+                        self.scale_velocities((energy / now_energy).sqrt())?;
+                    } else {
+                        self.reschedule_all()?;
+                    }
                     return Err(SimError::PackingOutOfReach {
                         requested: target,
                         reason: "the compression jammed (collision budget spent) before reaching it",

@@ -31,8 +31,9 @@ impl MassRule {
 /// `r_max`, the others uniform in `[r_max/γ, r_max]` (`γ = 1`: monodisperse). Seeded.
 ///
 /// # Errors
-/// [`SimError::InvalidParameter`] for `r_max` or `γ` not finite, `r_max <= 0` or `γ < 1`, and
-/// [`SimError::InvalidParameter`] naming `n` when `n` radii cannot be allocated.
+/// [`SimError::InvalidParameter`] for `r_max` or `γ` not finite, `r_max <= 0` or `γ < 1`, a
+/// smallest radius `r_max / γ` below [`MIN_LENGTH`](crate::MIN_LENGTH) (which a simulation
+/// refuses), and [`SimError::InvalidParameter`] naming `n` when `n` radii cannot be allocated.
 ///
 /// ```
 /// assert!(kinetic_cdo::init::polydisperse_radii(usize::MAX, 0.5, 4.0, 1).is_err());
@@ -55,8 +56,15 @@ pub fn polydisperse_radii(n: usize, r_max: f64, gamma: f64, seed: u64) -> Result
             reason: "must be finite and >= 1",
         });
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let r_min = r_max / gamma;
+    if r_min < crate::MIN_LENGTH {
+        return Err(SimError::InvalidParameter {
+            name: "r_max",
+            value: r_max,
+            reason: "the smallest radius r_max / gamma must be at least MIN_LENGTH (1e-100)",
+        });
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut radii = allocate_radii(n)?;
     radii.extend((0..n).map(|_| if gamma == 1.0 { r_max } else { rng.random_range(r_min..=r_max) }));
     // Pin the extremes so γ is exact.
@@ -92,7 +100,8 @@ fn allocate_radii(n: usize) -> Result<Vec<f64>, SimError> {
 ///
 /// # Errors
 /// [`SimError::InvalidParameter`] for `r_max` or `γ` not finite, `r_max <= 0`, `γ < 1`, a
-/// fraction outside `(0, 1)`, or (naming `n`) when `n` radii cannot be allocated.
+/// small radius `r_max / γ` below [`MIN_LENGTH`](crate::MIN_LENGTH), a fraction outside
+/// `(0, 1)`, or (naming `n`) when `n` radii cannot be allocated.
 ///
 /// ```
 /// // Equal areas in 2D with γ = 8: 64 small disks per large one.

@@ -359,6 +359,17 @@ fn radius_generators_refuse_impossible_sizes() {
         );
     }
     assert_eq!(init::polydisperse_radii(3, 0.5, 2.0, 1).unwrap().len(), 3);
+    // Radii a simulation refuses (below MIN_LENGTH) are refused here already (a physics review
+    // found r_max = 1e-200 accepted, its radii refused later by every placement).
+    for (r_max, gamma) in [(1e-200, 1.0), (1e-99, 100.0)] {
+        let refused = |r: Result<Vec<f64>, SimError>| {
+            matches!(r, Err(SimError::InvalidParameter { name: "r_max", .. }))
+        };
+        assert!(refused(init::polydisperse_radii(3, r_max, gamma, 1)), "{r_max:e}, {gamma}");
+        assert!(refused(init::bidisperse_radii::<2>(3, r_max, gamma, 0.5)), "{r_max:e}, {gamma}");
+    }
+    let smallest = init::polydisperse_radii(3, kinetic_cdo::MIN_LENGTH * 4.0, 4.0, 1).unwrap();
+    assert!(smallest.iter().all(|&r| r >= kinetic_cdo::MIN_LENGTH));
 }
 
 /// A brute-force simulation of `particles` in a walled box of the given sides.
