@@ -6,6 +6,19 @@ use geometry_core::Aabb;
 /// Handle of an [`AllPairs`] object: a slot index plus a generation counter, so that the handle
 /// of a removed object is never mistaken for a later object that reuses the slot (a slot is
 /// retired after its 2³²-th object rather than wrap its generation around).
+///
+/// ```
+/// use contact_core::{AllPairs, BroadPhase, BroadPhaseError};
+/// use geometry_core::{Aabb, DVec3};
+/// let unit = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
+/// let mut broad = AllPairs::new();
+/// let old = broad.insert(unit).unwrap();
+/// broad.remove(old).unwrap();
+/// let new = broad.insert(unit).unwrap(); // reuses the freed slot
+/// assert_ne!(old, new);
+/// assert_eq!(broad.aabb(old), None);
+/// assert!(matches!(broad.remove(old), Err(BroadPhaseError::UnknownHandle)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AllPairsHandle {
     slot: u32,
@@ -46,6 +59,15 @@ pub struct AllPairs {
 
 impl AllPairs {
     /// An empty set.
+    ///
+    /// ```
+    /// use contact_core::{AllPairs, BroadPhase};
+    /// let mut broad = AllPairs::new();
+    /// assert!(broad.is_empty() && broad.len() == 0);
+    /// let mut pairs = vec![];
+    /// broad.find_pairs(&mut pairs);
+    /// assert!(pairs.is_empty());
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }

@@ -37,6 +37,16 @@ pub struct Contact {
 }
 
 /// [`Contact::new`] was given invalid numbers.
+///
+/// ```
+/// use contact_core::{Contact, ContactError};
+/// use geometry_core::DVec3;
+/// let nan = Contact::new(DVec3::ZERO, DVec3::X, f64::NAN);
+/// assert!(matches!(nan, Err(ContactError::NonFinite { .. })));
+/// let inf = Contact::new(DVec3::splat(f64::INFINITY), DVec3::X, 0.0);
+/// assert!(matches!(inf, Err(ContactError::NonFinite { .. })));
+/// assert_eq!(Contact::new(DVec3::ZERO, DVec3::ZERO, 0.0), Err(ContactError::ZeroNormal));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Error)]
 #[non_exhaustive]
 pub enum ContactError {

@@ -24,6 +24,15 @@ pub enum Containment {
 impl Containment {
     /// `true` for [`Inside`](Containment::Inside) and [`OnBoundary`](Containment::OnBoundary):
     /// the closed solid contains the point.
+    ///
+    /// ```
+    /// use contact_core::PointContainment;
+    /// use geometry_core::{Aabb, DVec3};
+    /// let unit = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
+    /// assert!(unit.contains(DVec3::splat(0.5)).unwrap().is_inside_or_boundary()); // inside
+    /// assert!(unit.contains(DVec3::ONE).unwrap().is_inside_or_boundary()); // a corner
+    /// assert!(!unit.contains(DVec3::splat(2.0)).unwrap().is_inside_or_boundary());
+    /// ```
     #[inline]
     pub fn is_inside_or_boundary(self) -> bool {
         !matches!(self, Containment::Outside)

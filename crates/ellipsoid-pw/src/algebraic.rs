@@ -36,6 +36,16 @@ use geometry_core::{DMat3, DVec3, Ellipsoid};
 use std::ops::{Add, Mul, Sub};
 
 /// What the pre-filter concluded.
+///
+/// ```
+/// use ellipsoid_pw::{Separation, algebraic_separation};
+/// use geometry_core::{DQuat, DVec3, Ellipsoid};
+/// let ball = |x: f64| Ellipsoid::new(DVec3::X * x, DQuat::IDENTITY, DVec3::ONE).unwrap();
+/// // Unit balls overlap below a distance of 2, are apart beyond it, and touch at exactly 2.
+/// assert_eq!(algebraic_separation(&ball(0.0), &ball(1.5)), Separation::Overlapping);
+/// assert_eq!(algebraic_separation(&ball(0.0), &ball(2.5)), Separation::Separated);
+/// assert_eq!(algebraic_separation(&ball(0.0), &ball(2.0)), Separation::Undecided);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Separation {
     /// The solids share interior points (`F < 1`).

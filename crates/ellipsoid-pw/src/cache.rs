@@ -12,6 +12,18 @@ use std::hash::Hash;
 
 /// Where [`PerramWertheim::solve_cached`](crate::PerramWertheim::solve_cached) keeps each
 /// pair's `Λ` between steps.
+///
+/// ```
+/// use ellipsoid_pw::{BodyLambdaCache, LambdaCache, LambdaStore};
+/// fn remember<S: LambdaStore<(u32, u32)>>(store: &mut S, key: (u32, u32), lambda: f64) {
+///     *store.slot(key).unwrap() = lambda;
+/// }
+/// let (mut by_key, mut by_body) = (LambdaCache::new(), BodyLambdaCache::new());
+/// assert!(by_key.slot((1, 2)).unwrap().is_nan()); // a pair not seen before
+/// remember(&mut by_key, (1, 2), 0.3);
+/// remember(&mut by_body, (1, 2), 0.3);
+/// assert_eq!((by_key.get(&(1, 2)), by_body.get(1, 2)), (Some(0.3), Some(0.3)));
+/// ```
 pub trait LambdaStore<K> {
     /// The `Λ` slot of `key`, marked used in the current step; NaN for a pair not seen in the
     /// previous step (or whose last solve failed). The solver writes the new `Λ` into it (NaN
@@ -189,6 +201,17 @@ pub struct BodyLambdaCache {
 impl BodyLambdaCache {
     /// Body indices must be below this, `2^28` (the lists for all bodies below it take about
     /// 21 GB).
+    ///
+    /// ```
+    /// use ellipsoid_pw::{BodyLambdaCache, LambdaStore, PwError};
+    /// let max = BodyLambdaCache::MAX_BODIES;
+    /// assert_eq!(max, 268_435_456); // 2^28
+    /// let mut cache = BodyLambdaCache::new();
+    /// // The pair is listed under body 0, so the largest index costs no memory here.
+    /// *cache.slot((0, max - 1)).unwrap() = 0.5;
+    /// assert_eq!(cache.get(0, max - 1), Some(0.5));
+    /// assert_eq!(cache.slot((0, max)).err(), Some(PwError::BodyIndexOutOfRange { index: max }));
+    /// ```
     pub const MAX_BODIES: u32 = 1 << 28;
 
     /// An empty cache.

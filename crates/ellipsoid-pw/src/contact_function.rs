@@ -49,6 +49,22 @@ pub(crate) const MAX_LENGTH_RATIO_LOG2: i32 = 100;
 /// The largest supported ratio between two lengths of a pair (its six semi-axes and the largest
 /// component of the centre difference), `2^100 ≈ 1.27e30`. Within it every intermediate of the
 /// evaluation (up to about the sixth power of a length ratio) stays inside the range of `f64`.
+///
+/// ```
+/// use ellipsoid_pw::{MAX_LENGTH_RATIO, PerramWertheim, PwError};
+/// use geometry_core::{DQuat, DVec3, Ellipsoid};
+/// assert_eq!(MAX_LENGTH_RATIO, 2f64.powi(100));
+/// let ball = |x: f64, r: f64| {
+///     Ellipsoid::new(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY, DVec3::splat(r)).unwrap()
+/// };
+/// let pw = PerramWertheim::newton();
+/// // A grain of radius 1 and a ball of radius 1e31 (> 2^100 ≈ 1.27e30) are refused.
+/// let err = pw.solve(&ball(0.0, 1.0), &ball(3e31, 1e31)).unwrap_err();
+/// assert_eq!(err, PwError::LengthRatioOutOfRange);
+/// // Within the ratio: spheres give F = (d / (r_a + r_b))², here (3e20 / (1 + 1e20))² ≈ 9.
+/// let r = pw.solve(&ball(0.0, 1.0), &ball(3e20, 1e20)).unwrap();
+/// assert!((r.f - 9.0).abs() < 1e-9);
+/// ```
 pub const MAX_LENGTH_RATIO: f64 = 1_267_650_600_228_229_401_496_703_205_376.0;
 
 /// Pairs whose bound on the condition number of `H(λ)` (see [`ContactFunction::new`]) is at

@@ -4,6 +4,17 @@ use thiserror::Error;
 
 /// The errors of this crate. Invalid shapes cannot reach it: [`geometry_core::Ellipsoid::new`]
 /// already refuses non-finite data, zero quaternions and semi-axes `<= 0`.
+///
+/// ```
+/// use ellipsoid_pw::{PerramWertheim, PwError};
+/// use geometry_core::{DQuat, DVec3, Ellipsoid};
+/// let pw = PerramWertheim::newton();
+/// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, 0.5, 0.5)).unwrap();
+/// let b = Ellipsoid::new(DVec3::ZERO, DQuat::from_rotation_z(1.0), DVec3::ONE).unwrap();
+/// assert_eq!(pw.solve(&a, &b), Err(PwError::CoincidentCentres));
+/// let c = Ellipsoid::new(DVec3::new(2.0, 0.0, 0.0), DQuat::IDENTITY, DVec3::ONE).unwrap();
+/// assert_eq!(pw.solve_warm(&a, &c, 1.5), Err(PwError::InvalidLambda { value: 1.5 }));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Error)]
 #[non_exhaustive]
 pub enum PwError {

@@ -8,6 +8,19 @@ use geometry_core::{DVec3, Ellipsoid};
 use rayon::prelude::*;
 
 /// Which maximiser finds `Λ`.
+///
+/// ```
+/// use ellipsoid_pw::{Method, PerramWertheim};
+/// use geometry_core::{DQuat, DVec3, Ellipsoid};
+/// assert_eq!(Method::default(), Method::Newton);
+/// // Unit balls 3 apart: by symmetry Λ = 1/2, and F = (3 / 2)² = 2.25.
+/// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap();
+/// let b = Ellipsoid::new(DVec3::new(0.0, 3.0, 0.0), DQuat::IDENTITY, DVec3::ONE).unwrap();
+/// for method in [Method::Brent, Method::Newton] {
+///     let r = PerramWertheim { method, ..PerramWertheim::default() }.solve(&a, &b).unwrap();
+///     assert!((r.f - 2.25).abs() < 1e-12 && (r.lambda - 0.5).abs() < 1e-7);
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Method {
     /// Brent's derivative-free method (Woo's documented choice); ignores warm starts.
@@ -62,6 +75,20 @@ impl Default for PerramWertheim {
 }
 
 /// The result for one pair.
+///
+/// ```
+/// use ellipsoid_pw::PerramWertheim;
+/// use geometry_core::{DQuat, DVec3, Ellipsoid};
+/// // Spheres of radii 1 and 2 at distance 4: scaled by μ = 4 / 3 they touch at x = 4 / 3.
+/// let a = Ellipsoid::new(DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE).unwrap();
+/// let b = Ellipsoid::new(DVec3::new(4.0, 0.0, 0.0), DQuat::IDENTITY, DVec3::splat(2.0)).unwrap();
+/// let r = PerramWertheim::newton().solve(&a, &b).unwrap();
+/// assert!(!r.overlapping && (r.mu - 4.0 / 3.0).abs() < 1e-12);
+/// assert!((r.f - r.mu * r.mu).abs() < 1e-12);
+/// assert!((r.normal - DVec3::X).length() < 1e-12);
+/// assert!((r.point - DVec3::new(4.0 / 3.0, 0.0, 0.0)).length() < 1e-12);
+/// assert!((r.u_n - 1.0).abs() < 1e-12); // d − r_a − r_b for spheres
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PwResult {
     /// `F = S(Λ) = max_λ S(λ)`: `< 1` overlap, `= 1` external tangency, `> 1` apart.

@@ -5,6 +5,16 @@ use contact_core::Containment;
 /// `J` within this of 1 (or 0) classifies as inside (or outside). The exact evaluator's rounding
 /// is about `N · 10⁻¹⁶` for `N` faces; anything clearly between is a surface point, where `J`
 /// is the interior solid-angle fraction (½ on a face, the dihedral fraction on an edge).
+///
+/// ```
+/// use contact_core::Containment;
+/// use fmm_dlp::{INDICATOR_TOLERANCE as tol, containment_of};
+/// assert_eq!(containment_of(1.0 - tol / 2.0), Containment::Inside);
+/// assert_eq!(containment_of(tol / 2.0), Containment::Outside);
+/// // Clearly between the two bands: a surface point.
+/// assert_eq!(containment_of(1.0 - 2.0 * tol), Containment::OnBoundary);
+/// assert_eq!(containment_of(2.0 * tol), Containment::OnBoundary);
+/// ```
 pub const INDICATOR_TOLERANCE: f64 = 1e-6;
 
 /// The containment that an exact potential `j` means. (The evaluators go one step further:

@@ -4,6 +4,20 @@ use geometry_core::SolidError;
 use thiserror::Error;
 
 /// Why an evaluator could not be built or a query could not be answered.
+///
+/// ```
+/// use fmm_dlp::{DlpError, ExactDlp, FmmConfig, FmmDlp};
+/// use geometry_core::{DAffine3, DVec3, generators::octa_sphere};
+/// let inward = octa_sphere(1).unwrap().flipped();
+/// assert!(matches!(ExactDlp::new(inward), Err(DlpError::NotSolid(_))));
+/// let fmm = FmmDlp::new(octa_sphere(1).unwrap(), FmmConfig::default()).unwrap();
+/// let nan = fmm.classify(&[DVec3::ZERO, DVec3::splat(f64::NAN)]).unwrap_err();
+/// assert_eq!(nan, DlpError::NonFinitePoint { index: 1 });
+/// let far = fmm.classify(&[DVec3::ZERO, DVec3::new(1e80, 0.0, 0.0)]).unwrap_err();
+/// assert_eq!(far, DlpError::PointOutOfRange { index: 1 });
+/// let flat = DAffine3::from_scale(DVec3::new(1.0, 1.0, 0.0)); // singular
+/// assert_eq!(fmm.classify_posed(&flat, &[DVec3::ZERO]).unwrap_err(), DlpError::InvalidPose);
+/// ```
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum DlpError {

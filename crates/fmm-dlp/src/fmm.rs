@@ -72,6 +72,20 @@ const GROUPING_MIN_TRIANGLES: usize = 16;
 /// apart, leaf sizes 1–128 and every tree depth rule: `1.7·10⁻²` at `d = 2` and `6.5·10⁻³` at
 /// `d = 3` (the foam); a misclassification would need 15 times that. Points closer to ½ than
 /// this (and than their bound) are re-evaluated exactly.
+///
+/// ```
+/// use contact_core::PointContainment;
+/// use fmm_dlp::{ACCEPTANCE_MARGIN, ExactDlp, FmmConfig, FmmDlp};
+/// use fmm_dlp::{MIN_ACCEPTANCE_ORDER as order, MIN_ACCEPTANCE_SEPARATION as separation};
+/// use geometry_core::{DVec3, generators::octa_sphere};
+/// assert_eq!(ACCEPTANCE_MARGIN, 0.25);
+/// // At the lowest order and separation where the margin applies, answers stay exact.
+/// let config = FmmConfig { order, separation, ..FmmConfig::default() };
+/// let fmm = FmmDlp::new(octa_sphere(3).unwrap(), config).unwrap();
+/// let exact = ExactDlp::new(octa_sphere(3).unwrap()).unwrap();
+/// let points: Vec<_> = (0..60).map(|i| DVec3::new(f64::from(i) * 0.05 - 1.5, 0.1, 0.2)).collect();
+/// assert_eq!(fmm.classify(&points).unwrap(), exact.contains_batch(&points).unwrap());
+/// ```
 pub const ACCEPTANCE_MARGIN: f64 = 0.25;
 
 /// The smallest admissibility parameter `d` at which [`ACCEPTANCE_MARGIN`] applies. Closer
@@ -109,6 +123,26 @@ pub const MIN_ACCEPTANCE_SEPARATION: f64 = 2.0;
 pub const MIN_ACCEPTANCE_ORDER: usize = 2;
 
 /// How deep the mesh cluster tree goes (paper §3).
+///
+/// ```
+/// use contact_core::Containment::{Inside, Outside};
+/// use fmm_dlp::{DlpError, FmmConfig, FmmDlp, TreeDepth};
+/// use geometry_core::{DVec3, generators::octa_sphere};
+/// let points = [DVec3::ZERO, DVec3::new(0.3, -0.2, 0.5), DVec3::ONE];
+/// // The depth changes the cost, not the answers.
+/// for depth in [
+///     TreeDepth::PreChosen,
+///     TreeDepth::WellChosen { points: points.len() },
+///     TreeDepth::Fixed(8),
+///     TreeDepth::Automatic,
+/// ] {
+///     let fmm = FmmDlp::new(octa_sphere(3).unwrap(), FmmConfig { depth, ..FmmConfig::default() });
+///     assert_eq!(fmm.unwrap().classify(&points).unwrap(), [Inside, Inside, Outside]);
+/// }
+/// let empty_leaves = FmmConfig { depth: TreeDepth::Fixed(0), ..FmmConfig::default() };
+/// let err = FmmDlp::new(octa_sphere(1).unwrap(), empty_leaves).unwrap_err();
+/// assert!(matches!(err, DlpError::InvalidConfig { .. }));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum TreeDepth {
     /// Pre-chosen: from the number of triangles `N` only. Leaves hold at most
@@ -132,6 +166,18 @@ pub enum TreeDepth {
 }
 
 /// Settings of the fast multipole evaluator.
+///
+/// ```
+/// use fmm_dlp::{FmmConfig, FmmDlp, TreeDepth};
+/// use geometry_core::generators::octa_sphere;
+/// let c = FmmConfig::default();
+/// assert_eq!((c.order, c.separation, c.depth), (5, 3.0, TreeDepth::PreChosen));
+/// assert!(c.points_per_leaf == 8 && c.group_clear_regions);
+/// // The order must lie in 0..=30.
+/// let sphere = octa_sphere(1).unwrap();
+/// assert!(FmmDlp::new(sphere.clone(), FmmConfig { order: 30, ..c }).is_ok());
+/// assert!(FmmDlp::new(sphere, FmmConfig { order: 31, ..c }).is_err());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FmmConfig {
     /// Expansion degree `p` (0 ..= 30).
@@ -226,6 +272,22 @@ pub struct FmmDlp {
 }
 
 /// What the evaluation of one batch produced, per point (in the batch's order).
+///
+/// ```
+/// use fmm_dlp::{ExactDlp, FmmConfig, FmmDlp};
+/// use geometry_core::{DVec3, generators::octa_sphere};
+/// let octahedron = octa_sphere(0).unwrap();
+/// let fmm = FmmDlp::new(octahedron.clone(), FmmConfig::default()).unwrap();
+/// let exact = ExactDlp::new(octahedron).unwrap();
+/// // Inside, on the face x + y + z = 1, and outside.
+/// let points = [DVec3::splat(0.1), DVec3::new(0.25, 0.25, 0.5), DVec3::new(2.0, 0.0, 0.0)];
+/// let e = fmm.evaluate(&points).unwrap();
+/// assert_eq!(e.on_surface, [false, true, false]);
+/// for i in [0, 2] {
+///     let j = exact.potential(points[i]).unwrap();
+///     assert!((e.potentials[i] - j).abs() <= e.error_bounds[i] + 1e-12);
+/// }
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct FmmEvaluation {
     /// The approximate potential `J̃`.

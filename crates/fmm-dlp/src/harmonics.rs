@@ -43,6 +43,15 @@ use geometry_core::DVec3;
 use std::ops::{Add, AddAssign, Mul, Sub};
 
 /// A complex number (the harmonics' values and the expansion coefficients).
+///
+/// ```
+/// use fmm_dlp::harmonics::Complex;
+/// let i = Complex::new(0.0, 1.0);
+/// assert_eq!(i * i, Complex::new(-1.0, 0.0));
+/// let z = Complex::new(3.0, 4.0);
+/// assert_eq!(z * z.conj(), Complex::new(25.0, 0.0)); // |z|² = 3² + 4²
+/// assert_eq!(z + z.conj(), Complex::new(6.0, 0.0)); // twice the real part
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Complex {
     /// Real part.

@@ -9,6 +9,15 @@
 use thiserror::Error;
 
 /// A primitive was constructed from invalid numbers.
+///
+/// ```
+/// use geometry_core::{Aabb, DVec3, GeometryError, Sphere};
+/// let err = Sphere::new(DVec3::ZERO, -1.0).unwrap_err();
+/// assert!(matches!(err, GeometryError::NonPositive { value, .. } if value == -1.0));
+/// let nan = DVec3::new(0.0, f64::NAN, 0.0);
+/// assert!(matches!(Aabb::new(DVec3::ZERO, nan), Err(GeometryError::NonFinite { .. })));
+/// assert!(matches!(Aabb::from_points(&[]), Err(GeometryError::Empty { .. })));
+/// ```
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum GeometryError {
@@ -53,6 +62,19 @@ pub enum GeometryError {
 ///
 /// Topological properties (closed, manifold, oriented) are *not* errors: they are reported in
 /// [`MeshReport`](crate::MeshReport); see [`SolidError`] for algorithms that require them.
+///
+/// ```
+/// use geometry_core::{DVec3, MeshError, TriMesh};
+/// let empty = TriMesh::new(vec![], vec![]).unwrap_err();
+/// assert_eq!(empty, MeshError::Empty { vertices: 0, faces: 0 });
+/// let v = vec![DVec3::ZERO, DVec3::X, DVec3::new(0.0, f64::NAN, 0.0)];
+/// let nan = TriMesh::new(v, vec![[0, 1, 2]]).unwrap_err();
+/// assert_eq!(nan, MeshError::NonFiniteVertex { vertex: 2 });
+/// // 1e100 is beyond the exact range (magnitudes up to 1e70).
+/// let v = vec![DVec3::ZERO, DVec3::X, DVec3::new(0.0, 1e100, 0.0)];
+/// let far = TriMesh::new(v, vec![[0, 1, 2]]).unwrap_err();
+/// assert_eq!(far, MeshError::CoordinateOutOfRange { vertex: 2, axis: 1 });
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum MeshError {
@@ -110,6 +132,22 @@ pub enum MeshError {
 }
 
 /// A valid mesh does not bound a solid in the way an inside/outside test needs.
+///
+/// ```
+/// use geometry_core::{DVec3, SolidError, TriMesh};
+/// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+/// // An outward tetrahedron without its slanted face: the 3 edges of that face are open.
+/// let open = TriMesh::new(v.clone(), vec![[0, 2, 1], [0, 1, 3], [0, 3, 2]]).unwrap();
+/// assert_eq!(open.require_solid(), Err(SolidError::Open { boundary_edges: 3 }));
+/// // The whole tetrahedron with every face reversed encloses a volume of -1/6.
+/// let inward = TriMesh::new(v, vec![[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]]).unwrap();
+/// match inward.require_solid() {
+///     Err(SolidError::InwardFacing { signed_volume }) => {
+///         assert!((signed_volume + 1.0 / 6.0).abs() < 1e-15)
+///     }
+///     other => panic!("expected InwardFacing, got {other:?}"),
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum SolidError {

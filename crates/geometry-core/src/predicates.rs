@@ -32,9 +32,23 @@
 use crate::{DVec2, DVec3};
 
 /// The smallest magnitude of a non-zero coordinate for which the predicates are exact.
+///
+/// ```
+/// use geometry_core::predicates::{SMALLEST_EXACT_MAGNITUDE, in_exact_range};
+/// assert_eq!(SMALLEST_EXACT_MAGNITUDE, 1e-70);
+/// assert!(in_exact_range(SMALLEST_EXACT_MAGNITUDE) && in_exact_range(-SMALLEST_EXACT_MAGNITUDE));
+/// assert!(!in_exact_range(SMALLEST_EXACT_MAGNITUDE / 2.0));
+/// ```
 pub const SMALLEST_EXACT_MAGNITUDE: f64 = 1e-70;
 
 /// The largest magnitude of a coordinate for which the predicates are exact.
+///
+/// ```
+/// use geometry_core::predicates::{LARGEST_EXACT_MAGNITUDE, in_exact_range};
+/// assert_eq!(LARGEST_EXACT_MAGNITUDE, 1e70);
+/// assert!(in_exact_range(LARGEST_EXACT_MAGNITUDE) && in_exact_range(-LARGEST_EXACT_MAGNITUDE));
+/// assert!(!in_exact_range(LARGEST_EXACT_MAGNITUDE * 2.0));
+/// ```
 pub const LARGEST_EXACT_MAGNITUDE: f64 = 1e70;
 
 /// Whether coordinate `x` lies in the range where the predicates are exact: 0, or a magnitude
@@ -110,6 +124,16 @@ pub fn check_query_points(points: &[crate::DVec3]) -> Result<(), BadQueryPoint> 
 }
 
 /// The sign of an exact determinant.
+///
+/// ```
+/// use geometry_core::predicates::orient3d;
+/// use geometry_core::{DVec3, Sign};
+/// let (a, b, c) = (DVec3::ZERO, DVec3::X, DVec3::Y);
+/// // The determinant here is exactly the height z of the fourth point: its sign is exact.
+/// assert_eq!(orient3d(a, b, c, DVec3::new(0.3, 0.3, 1e-60)), Sign::Positive);
+/// assert_eq!(orient3d(a, b, c, DVec3::new(0.3, 0.3, -1e-60)), Sign::Negative);
+/// assert!(Sign::Negative < Sign::Zero && Sign::Zero < Sign::Positive);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Sign {
     /// Strictly negative.

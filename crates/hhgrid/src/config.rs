@@ -4,6 +4,22 @@ use crate::HhGridError;
 
 /// How [`update`](contact_core::BroadPhase::update) adapts the structure to moved objects
 /// (thesis §2.6).
+///
+/// ```
+/// use contact_core::BroadPhase;
+/// use geometry_core::{Aabb, DVec3};
+/// use hhgrid::{HhGridConfig, HierarchicalHashGrid, UpdateStrategy};
+/// assert_eq!(HhGridConfig::default().update_strategy, UpdateStrategy::Incremental);
+/// let (update_strategy, all_pairs_threshold) = (UpdateStrategy::ClearAndReinsert, 0);
+/// let config = HhGridConfig { update_strategy, all_pairs_threshold, ..HhGridConfig::default() };
+/// let mut grid = HierarchicalHashGrid::new(config).unwrap();
+/// let cube = |x: f64| Aabb::new(DVec3::new(x, 0.0, 0.0), DVec3::new(x + 1.0, 1.0, 1.0)).unwrap();
+/// let (a, b) = (grid.insert(cube(0.0)).unwrap(), grid.insert(cube(5.0)).unwrap());
+/// grid.update(b, cube(0.5)).unwrap();
+/// let mut pairs = Vec::new();
+/// grid.find_pairs(&mut pairs); // detection applies the pending update itself
+/// assert_eq!(pairs, vec![(a, b)]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum UpdateStrategy {
     /// Algorithm 2: recompute each updated object's cell; move it only when its cell (or, after a
@@ -51,6 +67,24 @@ pub enum BaseCellSize {
 }
 
 /// The order of the pairs that detection reports.
+///
+/// ```
+/// use contact_core::BroadPhase;
+/// use geometry_core::{Aabb, DVec3};
+/// use hhgrid::{HhGridConfig, HierarchicalHashGrid, PairOrder};
+/// assert_eq!(HhGridConfig::default().pair_order, PairOrder::Traversal);
+/// let config = HhGridConfig { pair_order: PairOrder::Sorted, ..HhGridConfig::default() };
+/// let mut grid = HierarchicalHashGrid::new(config).unwrap();
+/// // Unit cubes 0.8 apart along x, inserted from right to left: only neighbours overlap.
+/// for i in (0..50).rev() {
+///     let p = DVec3::new(f64::from(i) * 0.8, 0.0, 0.0);
+///     grid.insert(Aabb::new(p, p + DVec3::ONE).unwrap()).unwrap();
+/// }
+/// let mut pairs = Vec::new();
+/// grid.find_pairs(&mut pairs);
+/// assert_eq!(pairs.len(), 49);
+/// assert!(pairs.iter().all(|(a, b)| a < b) && pairs.windows(2).all(|w| w[0] < w[1]));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PairOrder {
     /// The traversal order of Algorithm 4 (grids from fine to coarse, occupied cells by
@@ -227,19 +261,55 @@ pub struct HhGridConfig {
 
 /// The largest number of cells per axis: keeps cell indices within `u32` and neighbour
 /// offsets within `i32` (thesis §3.1: 32-bit offsets address up to 1024³ cells).
+///
+/// ```
+/// use hhgrid::{HhGridConfig, MAX_CELLS_PER_AXIS};
+/// // 1024³ = 2³⁰ cells: every cell index fits in a u32.
+/// assert_eq!(u64::from(MAX_CELLS_PER_AXIS).pow(3), 1 << 30);
+/// let mut config = HhGridConfig::default();
+/// config.initial_cells = [MAX_CELLS_PER_AXIS, 16, 16];
+/// assert!(config.validate().is_ok());
+/// config.initial_cells = [2 * MAX_CELLS_PER_AXIS, 16, 16];
+/// assert!(config.validate().is_err());
+/// ```
 pub const MAX_CELLS_PER_AXIS: u32 = 1024;
 
 /// The smallest [`max_density`](HhGridConfig::max_density) accepted: at most a thousand cells
 /// (up to 4 kB of cell pages) per object held.
+///
+/// ```
+/// use hhgrid::{HhGridConfig, MIN_DENSITY};
+/// assert!((1.0 / MIN_DENSITY - 1000.0).abs() < 1e-9); // a thousand cells per object
+/// let at_min = HhGridConfig { max_density: MIN_DENSITY, ..HhGridConfig::default() };
+/// assert!(at_min.validate().is_ok());
+/// let below = HhGridConfig { max_density: MIN_DENSITY / 2.0, ..HhGridConfig::default() };
+/// assert!(below.validate().is_err());
+/// ```
 pub const MIN_DENSITY: f64 = 1e-3;
 
 /// The largest [`cell_reserve`](HhGridConfig::cell_reserve) accepted (objects reserved in every
 /// occupied cell's container).
+///
+/// ```
+/// use hhgrid::{HhGridConfig, MAX_CELL_RESERVE};
+/// let at_max = HhGridConfig { cell_reserve: MAX_CELL_RESERVE, ..HhGridConfig::default() };
+/// assert!(at_max.validate().is_ok());
+/// let above = HhGridConfig { cell_reserve: MAX_CELL_RESERVE + 1, ..HhGridConfig::default() };
+/// assert!(above.validate().is_err());
+/// ```
 pub const MAX_CELL_RESERVE: usize = 1024;
 
 impl HhGridConfig {
     /// The parameters of the thesis's benchmarks (§4): factor 2, 16³ initial cells, growth at
     /// 1/8 object per cell, 16 reserved slots per cell, all-pairs below 32 objects.
+    ///
+    /// ```
+    /// use hhgrid::HhGridConfig;
+    /// let t = HhGridConfig::thesis();
+    /// assert_eq!((t.hierarchy_factor, t.initial_cells), (2.0, [16, 16, 16]));
+    /// assert_eq!((t.max_density, t.cell_reserve, t.all_pairs_threshold), (0.125, 16, 32));
+    /// assert!(t.validate().is_ok());
+    /// ```
     pub fn thesis() -> Self {
         Self {
             hierarchy_factor: 2.0,
@@ -261,6 +331,14 @@ impl HhGridConfig {
     ///
     /// # Errors
     /// [`HhGridError::InvalidConfig`] naming the first bad field.
+    ///
+    /// ```
+    /// use hhgrid::{HhGridConfig, HhGridError};
+    /// assert_eq!(HhGridConfig::default().validate(), Ok(()));
+    /// let config = HhGridConfig { incremental_share: 1.5, ..HhGridConfig::default() };
+    /// let err = config.validate().unwrap_err();
+    /// assert!(matches!(err, HhGridError::InvalidConfig { field: "incremental_share", .. }));
+    /// ```
     pub fn validate(&self) -> Result<(), HhGridError> {
         let bad =
             |field: &'static str, reason: &'static str| Err(HhGridError::InvalidConfig { field, reason });

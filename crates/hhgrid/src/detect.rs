@@ -14,6 +14,22 @@ use smallvec::SmallVec;
 use std::sync::{Mutex, PoisonError};
 
 /// A user filter applied to every overlapping pair before it is reported.
+///
+/// ```
+/// use contact_core::BroadPhase;
+/// use geometry_core::{Aabb, DVec3};
+/// use hhgrid::{HierarchicalHashGrid, PairFilter};
+/// let mut grid = HierarchicalHashGrid::default();
+/// let unit = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
+/// let h: Vec<_> = (0..3).map(|_| grid.insert(unit).unwrap()).collect();
+/// // Of the three overlapping pairs, keep those that involve the first object.
+/// let first = h[0];
+/// let involves_first: PairFilter<'_> = &|a, b| a == first || b == first;
+/// let mut pairs = Vec::new();
+/// grid.find_pairs_filtered(involves_first, &mut pairs);
+/// pairs.sort();
+/// assert_eq!(pairs, vec![(h[0], h[1]), (h[0], h[2])]);
+/// ```
 pub type PairFilter<'a> = &'a (dyn Fn(Handle, Handle) -> bool + Sync);
 
 /// Neighbour directions (see [`SELF_NEIGHBOUR`]) with `dx = 0` whose run of three cells along x

@@ -4,6 +4,23 @@ use geometry_core::GeometryError;
 use thiserror::Error;
 
 /// Why an operation on a [`HierarchicalHashGrid`](crate::HierarchicalHashGrid) was refused.
+///
+/// ```
+/// use contact_core::BroadPhase;
+/// use geometry_core::{Aabb, DVec3};
+/// use hhgrid::{HhGridConfig, HhGridError, HierarchicalHashGrid, ObjectOptions};
+/// let bad = HhGridConfig { hierarchy_factor: 1.0, ..HhGridConfig::default() };
+/// let err = HierarchicalHashGrid::new(bad).unwrap_err();
+/// assert!(matches!(err, HhGridError::InvalidConfig { field: "hierarchy_factor", .. }));
+/// let mut grid = HierarchicalHashGrid::default();
+/// let inverted = Aabb { min: DVec3::ONE, max: DVec3::ZERO };
+/// assert!(matches!(grid.insert(inverted), Err(HhGridError::InvalidAabb(_))));
+/// let plane = grid.insert_unbounded(ObjectOptions::default()).unwrap();
+/// let unit = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
+/// assert_eq!(grid.update(plane, unit), Err(HhGridError::UpdateOfUnbounded));
+/// grid.remove(plane).unwrap();
+/// assert_eq!(grid.remove(plane), Err(HhGridError::UnknownHandle));
+/// ```
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum HhGridError {

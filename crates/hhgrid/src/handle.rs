@@ -5,6 +5,21 @@
 /// is retired after its 2³²-th object rather than wrap its generation around).
 ///
 /// Handles order by slot, then generation.
+///
+/// ```
+/// use contact_core::BroadPhase;
+/// use geometry_core::{Aabb, DVec3};
+/// use hhgrid::{HhGridError, HierarchicalHashGrid};
+/// let mut grid = HierarchicalHashGrid::default();
+/// let unit = Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap();
+/// let (a, b) = (grid.insert(unit).unwrap(), grid.insert(unit).unwrap());
+/// assert!(a < b && a.index() < b.index());
+/// grid.remove(a).unwrap();
+/// let c = grid.insert(unit).unwrap();
+/// assert_ne!(a, c); // even if `c` reuses the slot of `a`
+/// assert_eq!(grid.aabb(a), None);
+/// assert_eq!(grid.remove(a), Err(HhGridError::UnknownHandle));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Handle {
     pub(crate) index: u32,
@@ -47,9 +62,29 @@ pub struct CollisionGroups {
 
 impl CollisionGroups {
     /// Member of every group, colliding with every group.
+    ///
+    /// ```
+    /// use hhgrid::CollisionGroups;
+    /// assert_eq!(CollisionGroups::default(), CollisionGroups::ALL);
+    /// let debris = CollisionGroups { memberships: 0b01, filter: 0b10 };
+    /// assert!(CollisionGroups::ALL.interacts_with(debris));
+    /// // An object that accepts no group pairs with nothing, not even with ALL.
+    /// let ghost = CollisionGroups { memberships: 0b01, filter: 0 };
+    /// assert!(!CollisionGroups::ALL.interacts_with(ghost));
+    /// ```
     pub const ALL: CollisionGroups = CollisionGroups { memberships: u32::MAX, filter: u32::MAX };
 
     /// Whether the two may form a pair.
+    ///
+    /// ```
+    /// use hhgrid::CollisionGroups;
+    /// let a = CollisionGroups { memberships: 0b001, filter: 0b110 };
+    /// let b = CollisionGroups { memberships: 0b010, filter: 0b001 };
+    /// let c = CollisionGroups { memberships: 0b100, filter: 0b010 };
+    /// assert!(a.interacts_with(b) && b.interacts_with(a));
+    /// // `c` is in `a`'s filter, but `a` is not in `c`'s: both directions must agree.
+    /// assert!(!a.interacts_with(c) && !c.interacts_with(a));
+    /// ```
     #[inline]
     pub fn interacts_with(self, other: CollisionGroups) -> bool {
         self.memberships & other.filter != 0 && other.memberships & self.filter != 0

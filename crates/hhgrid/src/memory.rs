@@ -62,6 +62,22 @@ pub(crate) fn reserve_a_quarter_more<T>(v: &mut Vec<T>, additional: usize) {
 impl MemoryUsage {
     /// The memory of the index itself: everything but the detection workspace, which carries
     /// nothing from one detection to the next.
+    ///
+    /// ```
+    /// use contact_core::BroadPhase;
+    /// use geometry_core::{Aabb, DVec3};
+    /// use hhgrid::HierarchicalHashGrid;
+    /// let mut grid = HierarchicalHashGrid::default();
+    /// for i in 0..100 {
+    ///     let p = DVec3::splat(f64::from(i));
+    ///     grid.insert(Aabb::new(p, p + DVec3::ONE).unwrap()).unwrap();
+    /// }
+    /// grid.find_pairs(&mut Vec::new());
+    /// let before = grid.memory_usage();
+    /// assert_eq!(before.index_bytes(), before.total_bytes - before.workspace_bytes);
+    /// grid.release_workspace(); // frees only the workspace: the index keeps its size
+    /// assert_eq!(grid.memory_usage().index_bytes(), before.index_bytes());
+    /// ```
     pub fn index_bytes(&self) -> usize {
         self.total_bytes - self.workspace_bytes
     }
@@ -69,6 +85,22 @@ impl MemoryUsage {
 
 impl HierarchicalHashGrid {
     /// The memory held, by part (see [`MemoryUsage`] for an example).
+    ///
+    /// ```
+    /// use contact_core::BroadPhase;
+    /// use geometry_core::{Aabb, DVec3};
+    /// use hhgrid::HierarchicalHashGrid;
+    /// let mut grid = HierarchicalHashGrid::default();
+    /// let empty = grid.memory_usage();
+    /// for i in 0..1000 {
+    ///     let p = DVec3::splat(f64::from(i));
+    ///     grid.insert(Aabb::new(p, p + DVec3::ONE).unwrap()).unwrap();
+    /// }
+    /// let full = grid.memory_usage();
+    /// // The per-object arrays hold at least the 1000 boxes.
+    /// assert!(full.object_bytes >= 1000 * std::mem::size_of::<Aabb>());
+    /// assert!(full.total_bytes > empty.total_bytes);
+    /// ```
     pub fn memory_usage(&self) -> MemoryUsage {
         let object_bytes = self.aabbs.capacity() * size_of::<Aabb>()
             + self.meta.capacity() * size_of::<Meta>()
@@ -94,6 +126,25 @@ impl HierarchicalHashGrid {
     /// Frees detection's workspace (see [`MemoryUsage::workspace_bytes`]), for example before a
     /// long pause in the simulation or a checkpoint; the next full detection allocates it again.
     /// Nothing else changes (see [`MemoryUsage`] for an example).
+    ///
+    /// ```
+    /// use contact_core::BroadPhase;
+    /// use geometry_core::{Aabb, DVec3};
+    /// use hhgrid::{HhGridConfig, HierarchicalHashGrid};
+    /// let config = HhGridConfig { all_pairs_threshold: 0, ..HhGridConfig::default() };
+    /// let mut grid = HierarchicalHashGrid::new(config).unwrap();
+    /// for i in 0..10 {
+    ///     let p = DVec3::new(f64::from(i) * 0.5, 0.0, 0.0);
+    ///     grid.insert(Aabb::new(p, p + DVec3::ONE).unwrap()).unwrap();
+    /// }
+    /// let (mut before, mut after) = (Vec::new(), Vec::new());
+    /// grid.find_pairs(&mut before);
+    /// grid.release_workspace();
+    /// assert_eq!(grid.memory_usage().workspace_bytes, 0);
+    /// grid.find_pairs(&mut after);
+    /// assert_eq!(before, after);
+    /// assert_eq!(before.len(), 9 + 8); // neighbours 0.5 apart overlap, 1.0 apart touch
+    /// ```
     pub fn release_workspace(&mut self) {
         self.packed = Vec::new();
         self.packed_positions = Vec::new();

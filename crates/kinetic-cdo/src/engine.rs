@@ -92,6 +92,21 @@ impl<const D: usize> Default for SimConfig<D> {
 }
 
 /// What happened at a collision.
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, CollisionKind, Particle, SimBox, SimConfig, Simulation};
+/// // Particle 1 runs into particle 0, which then runs into the wall at x = 0.
+/// let particles = vec![
+///     Particle::new([2.0, 2.0], [0.0, 0.0], 0.5, 1.0),
+///     Particle::new([4.0, 2.0], [-1.0, 0.0], 0.5, 1.0),
+/// ];
+/// let sim_box = SimBox::walls([6.0, 4.0]).unwrap();
+/// let structure = BruteForce::default();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// assert_eq!(sim.next_collision().unwrap().kind, CollisionKind::Pair(0, 1));
+/// let wall = CollisionKind::Wall { particle: 0, axis: 0, high: false };
+/// assert_eq!(sim.next_collision().unwrap().kind, wall);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CollisionKind {
     /// Two particles, smaller index first.
@@ -108,6 +123,23 @@ pub enum CollisionKind {
 }
 
 /// A processed collision.
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, CollisionKind, Particle, SimBox, SimConfig, Simulation};
+/// let particles = vec![
+///     Particle::new([2.0, 2.0], [0.0, 0.0], 0.5, 1.0),
+///     Particle::new([4.0, 2.0], [-1.0, 0.0], 0.5, 1.0),
+/// ];
+/// let sim_box = SimBox::walls([6.0, 4.0]).unwrap();
+/// let structure = BruteForce::default();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// // Gap 2 − 1 at speed 1; equal masses swap velocities, and particle 0 then travels from
+/// // x = 2 to x = 0.5 at speed 1.
+/// let first = sim.next_collision().unwrap();
+/// assert!((first.time - 1.0).abs() < 1e-12 && first.kind == CollisionKind::Pair(0, 1));
+/// let second = sim.next_collision().unwrap();
+/// assert!((second.time - 2.5).abs() < 1e-12);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Collision {
     /// When.
@@ -126,6 +158,20 @@ enum ParticleEvent {
 }
 
 /// When [`Simulation::run`] stops.
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+/// // Bouncing between the walls at x = 0 and 4: hits at t = 2.5, 5.5, 8.5, …
+/// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+/// let sim_box = SimBox::walls([4.0, 2.0]).unwrap();
+/// let structure = BruteForce::default();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// sim.run(Stop::Collisions(3)).unwrap();
+/// assert_eq!(sim.counters().wall_collisions, 3);
+/// assert!((sim.state().now() - 8.5).abs() < 1e-12);
+/// sim.run(Stop::Time(10.0)).unwrap();
+/// assert_eq!(sim.state().now(), 10.0);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Stop {
     /// After this many more collisions (pairs and walls), or earlier when
@@ -136,6 +182,20 @@ pub enum Stop {
 }
 
 /// How often [`Simulation::run_with_snapshots`] writes a frame.
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, SnapshotEvery, Stop};
+/// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+/// let sim_box = SimBox::walls([4.0, 2.0]).unwrap();
+/// let structure = BruteForce::default();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// // A frame at the start, then one after each of 3 wall hits.
+/// let mut out = Vec::new();
+/// let every = SnapshotEvery::Collisions(1);
+/// sim.run_with_snapshots(Stop::Collisions(3), every, &mut out).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// assert_eq!(text.lines().filter(|l| l.starts_with("P ")).count(), 4);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SnapshotEvery {
     /// Every `k` collisions (pairs and walls).
@@ -178,6 +238,19 @@ pub struct Simulation<const D: usize, S: Cdo<D>, Q: EventQueue = BinaryHeapQueue
 impl<const D: usize, S: Cdo<D>> Simulation<D, S, BinaryHeapQueue> {
     /// A simulation with the binary-heap calendar; see [`Simulation::with_queue`].
     ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, SimError, Simulation};
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), BruteForce::default());
+    /// assert_eq!(sim.unwrap().state().now(), 0.0);
+    /// // A disk sticking out through the wall at x = 0 is refused.
+    /// let outside = vec![Particle::new([0.25, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let structure = BruteForce::default();
+    /// let refused = Simulation::new(outside, sim_box, SimConfig::default(), structure);
+    /// assert!(matches!(refused, Err(SimError::OutsideBox { index: 0, axis: 0 })));
+    /// ```
+    ///
     /// # Errors
     /// As [`Simulation::with_queue`].
     pub fn new(
@@ -194,6 +267,22 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     /// A simulation of `particles` in `sim_box` at time 0, with the calendar `Q`.
     ///
     /// Positions along periodic axes are wrapped into the box.
+    ///
+    /// ```
+    /// use kinetic_cdo::queue::CalendarQueue;
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation};
+    /// let particles = vec![
+    ///     Particle::new([11.0, 1.0], [1.0, 0.0], 0.5, 1.0), // wrapped to x = 1
+    ///     Particle::new([4.0, 1.0], [-1.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let mut sim: Simulation<2, BruteForce, CalendarQueue> =
+    ///     Simulation::with_queue(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// assert_eq!(sim.state().position(0), [1.0, 1.0]);
+    /// // Gap 3 − 1 closed at speed 2.
+    /// assert!((sim.next_collision().unwrap().time - 1.0).abs() < 1e-12);
+    /// ```
     ///
     /// # Errors
     /// [`SimError::Empty`], [`SimError::NonFiniteParticle`], [`SimError::InvalidRadius`],
@@ -235,36 +324,129 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     }
 
     /// The state (clock, particles, box).
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.run(Stop::Time(2.0)).unwrap();
+    /// let state = sim.state();
+    /// assert_eq!((state.now(), state.len(), state.sim_box()), (2.0, 1, &sim_box));
+    /// assert_eq!(state.position(0), [3.0, 1.0]);
+    /// ```
     pub fn state(&self) -> &State<D> {
         &self.state
     }
 
     /// The collision-detection structure.
+    ///
+    /// ```
+    /// use kinetic_cdo::{Particle, RegularSubdivision, SimBox, SimConfig, Simulation};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::walls([4.0, 6.0]).unwrap();
+    /// let structure = RegularSubdivision::new();
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// // Cells of side >= the largest diameter, 1: ⌊4 / 1⌋ × ⌊6 / 1⌋.
+    /// assert_eq!(sim.structure().cells_per_axis(), [4, 6]);
+    /// ```
     pub fn structure(&self) -> &S {
         &self.structure
     }
 
     /// The run parameters.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let config = SimConfig { restitution: 0.9, ..SimConfig::default() };
+    /// let sim = Simulation::new(particles, sim_box, config, BruteForce::default()).unwrap();
+    /// assert_eq!(sim.config(), &config);
+    /// ```
     pub fn config(&self) -> &SimConfig<D> {
         &self.config
     }
 
     /// Event counters.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation};
+    /// // Particle 1 runs into particle 0, which then runs into the wall at x = 0.
+    /// let particles = vec![
+    ///     Particle::new([2.0, 2.0], [0.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([4.0, 2.0], [-1.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([6.0, 4.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.next_collision();
+    /// sim.next_collision();
+    /// assert_eq!((sim.counters().collisions, sim.counters().wall_collisions), (1, 1));
+    /// ```
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
 
     /// Zeroes the event counters (not the initialisation time).
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Counters, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.run(Stop::Collisions(2)).unwrap();
+    /// assert_eq!(sim.counters().wall_collisions, 2);
+    /// let init = sim.counters().init_nanos;
+    /// sim.reset_counters();
+    /// let mut zero = Counters::default();
+    /// zero.init_nanos = init;
+    /// assert_eq!(*sim.counters(), zero);
+    /// ```
     pub fn reset_counters(&mut self) {
         self.counters.reset();
     }
 
     /// Observables since the last [`reset_observables`](Self::reset_observables).
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// // One particle alone in a periodic box: no collisions, constant kinetic energy ½ · 2 · 1².
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 2.0)];
+    /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.run(Stop::Time(4.0)).unwrap();
+    /// let obs = sim.observables();
+    /// assert_eq!((obs.since, obs.duration, obs.collisions), (0.0, 4.0, 0));
+    /// assert!((obs.mean_kinetic_energy() - 1.0).abs() < 1e-12);
+    /// ```
     pub fn observables(&self) -> &Observables {
         &self.observables
     }
 
     /// Starts a new measurement window now.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.run(Stop::Time(3.0)).unwrap(); // one wall hit, at t = 2.5
+    /// assert_eq!(sim.observables().wall_collisions, 1);
+    /// sim.reset_observables();
+    /// sim.run(Stop::Time(5.0)).unwrap(); // none until t = 5.5
+    /// let obs = sim.observables();
+    /// assert_eq!((obs.since, obs.duration, obs.wall_collisions), (3.0, 2.0, 0));
+    /// ```
     pub fn reset_observables(&mut self) {
         self.observables = Observables { since: self.state.now, ..Observables::default() };
         self.kinetic = self.state.kinetic_energy();
@@ -272,6 +454,15 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     }
 
     /// Heap memory of the event calendar, bytes.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// assert!(sim.queue_memory_bytes() > 0); // the particle's slot at least
+    /// ```
     pub fn queue_memory_bytes(&self) -> usize {
         self.queue.memory_bytes()
     }
@@ -335,6 +526,19 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     }
 
     /// The time of the next pending event, if any (the clock does not move).
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// // The wall at x = 4 is reached when the centre is at 3.5.
+    /// let t = sim.next_event_time().unwrap();
+    /// assert!((t - 2.5).abs() < 1e-12);
+    /// assert_eq!(sim.state().now(), 0.0);
+    /// ```
     pub fn next_event_time(&mut self) -> Option<f64> {
         self.queue.peek().map(|(_, t)| t)
     }
@@ -628,11 +832,45 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
 
     /// The deepest overlap now, relative to the pair's radius sum (walls: to the radius);
     /// `<= 0` when nothing overlaps. `O(n)` through a cell grid.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation};
+    /// let particles = vec![
+    ///     Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([3.0, 1.0], [0.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// // The closest: the pair, 2 apart for a radius sum of 1 ((1 − 2) / 1), and each disk, 1
+    /// // from a wall for a radius of 0.5 ((0.5 − 1) / 0.5).
+    /// assert_eq!(sim.max_overlap(), -1.0);
+    /// sim.next_collision(); // the pair touches
+    /// assert!(sim.max_overlap().abs() < 1e-12);
+    /// ```
     pub fn max_overlap(&self) -> f64 {
         max_overlap(&self.state)
     }
 
     /// The paper's Table 1 for this run so far.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// let particles = vec![
+    ///     Particle::new([1.0, 1.0], [1.0, 0.5], 0.5, 1.0),
+    ///     Particle::new([3.0, 1.0], [-0.5, 1.0], 0.5, 1.0),
+    ///     Particle::new([2.0, 3.0], [0.3, -1.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.run(Stop::Collisions(10)).unwrap();
+    /// // Brute force: both other particles are candidates of each.
+    /// let row = sim.table1();
+    /// assert_eq!((row.neighbours_mean, row.neighbours_max), (2.0, 2));
+    /// ```
     pub fn table1(&self) -> Table1 {
         let n = self.state.len();
         let mut total = 0usize;
@@ -1105,19 +1343,73 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
 
 /// How many events per queue slot [`Simulation::next_collision`] processes without a collision
 /// before it concludes that none is coming.
+///
+/// ```
+/// use kinetic_cdo::{Cdo, Particle, QUIET_EVENTS_PER_SLOT, RegularSubdivision};
+/// use kinetic_cdo::{SimBox, SimConfig, Simulation};
+/// // One disk in a periodic box never collides, but crosses cell sides forever.
+/// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.3], 0.5, 1.0)];
+/// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+/// let structure = RegularSubdivision::new();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// assert_eq!(sim.next_collision(), None);
+/// // The particle's slot and the structure's certificate slots.
+/// let slots = 1 + sim.structure().certificate_slots(1) as u64;
+/// assert_eq!(sim.counters().topological_events, QUIET_EVENTS_PER_SLOT * slots);
+/// ```
 pub const QUIET_EVENTS_PER_SLOT: u64 = 10_000;
 
 /// The collisions per particle a compression may spend before [`Simulation::compress`] gives
 /// up as jammed (an unjammed compression to φ = 0.5 in 3D or 0.7 in 2D needs a few hundred).
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, COMPRESSION_COLLISIONS_PER_PARTICLE, Particle, SimBox};
+/// use kinetic_cdo::{SimConfig, SimError, Simulation};
+/// // Two disks cannot cover 80 % of a square (at most 2π(2 − √2)²/4 ≈ 54 %, in opposite
+/// // corners): the compression jams and gives up.
+/// let particles = vec![
+///     Particle::new([1.0, 1.0], [1.0, 0.5], 0.5, 1.0),
+///     Particle::new([3.0, 3.0], [-0.5, 1.0], 0.5, 1.0),
+/// ];
+/// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+/// let structure = BruteForce::default();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// let e = sim.compress(0.8, 0.1, 10).unwrap_err();
+/// assert!(matches!(e, SimError::PackingOutOfReach { requested: 0.8, .. }));
+/// assert!(sim.counters().all_collisions() > 2 * COMPRESSION_COLLISIONS_PER_PARTICLE);
+/// ```
 pub const COMPRESSION_COLLISIONS_PER_PARTICLE: u64 = 20_000;
 
 /// The largest speed (and box side) accepted: squares of such magnitudes, and their products
 /// with masses and times, stay far inside the range of `f64`.
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, MAX_MAGNITUDE, Particle, SimBox, SimConfig, SimError};
+/// use kinetic_cdo::Simulation;
+/// assert!(SimBox::walls([MAX_MAGNITUDE, 1.0]).is_ok());
+/// assert!(SimBox::walls([2.0 * MAX_MAGNITUDE, 1.0]).is_err());
+/// let fast = vec![Particle::new([1.0, 1.0], [2.0 * MAX_MAGNITUDE, 0.0], 0.5, 1.0)];
+/// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+/// let sim = Simulation::new(fast, sim_box, SimConfig::default(), BruteForce::default());
+/// assert!(matches!(sim, Err(SimError::Overflow { index: 0 })));
+/// ```
 pub const MAX_MAGNITUDE: f64 = 1e100;
 
 /// The smallest radius (and neighbour-list shell) accepted, `1 / MAX_MAGNITUDE`: event times
 /// square sizes, and the square of a length below about 1e-154 underflows to zero, which would
 /// turn a finite time into an instant one (an endless loop of events at one time).
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, MAX_MAGNITUDE, MIN_LENGTH, Particle, SimBox, SimConfig};
+/// use kinetic_cdo::{SimError, Simulation};
+/// assert!((MIN_LENGTH * MAX_MAGNITUDE - 1.0).abs() < 1e-15);
+/// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+/// let tiny = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5 * MIN_LENGTH, 1.0)];
+/// let sim = Simulation::new(tiny, sim_box, SimConfig::default(), BruteForce::default());
+/// assert!(matches!(sim, Err(SimError::InvalidRadius { index: 0, .. })));
+/// let small = vec![Particle::new([1.0, 1.0], [1.0, 0.0], MIN_LENGTH, 1.0)];
+/// assert!(Simulation::new(small, sim_box, SimConfig::default(), BruteForce::default()).is_ok());
+/// ```
 pub const MIN_LENGTH: f64 = 1e-100;
 
 /// Overlaps shallower than this fraction of the radius sum are accepted at start: rounding
@@ -1132,6 +1424,24 @@ pub const MIN_LENGTH: f64 = 1e-100;
 /// `10⁴`. Later snapshots can be refused with [`SimError::Overlap`] (measured: 12 disks at
 /// `kT = 100`, a pair 1.5e-10 deep at `t = 7·10⁴`); restarting the clock from such a state needs
 /// the pairs moved apart by the caller.
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, OVERLAP_TOLERANCE, Particle, SimBox, SimConfig, SimError};
+/// use kinetic_cdo::Simulation;
+/// // Two disks of radius 0.5 whose centres are 1 − depth apart (radius sum 1).
+/// let pair = |depth: f64| {
+///     vec![
+///         Particle::new([2.0, 2.0], [0.0, 0.0], 0.5, 1.0),
+///         Particle::new([3.0 - depth, 2.0], [0.0, 0.0], 0.5, 1.0),
+///     ]
+/// };
+/// let (sim_box, config) = (SimBox::walls([5.0, 4.0]).unwrap(), SimConfig::default());
+/// let brute = BruteForce::default;
+/// let shallow = Simulation::new(pair(0.5 * OVERLAP_TOLERANCE), sim_box, config, brute());
+/// assert!(shallow.is_ok());
+/// let deep = Simulation::new(pair(2.0 * OVERLAP_TOLERANCE), sim_box, config, brute());
+/// assert!(matches!(deep, Err(SimError::Overlap { first: 0, second: 1, .. })));
+/// ```
 pub const OVERLAP_TOLERANCE: f64 = 1e-10;
 
 /// The end of a prediction horizon `h` started at `t`: `t + h`, but never `t` itself (a horizon

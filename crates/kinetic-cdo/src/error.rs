@@ -4,6 +4,21 @@ use thiserror::Error;
 
 /// Why a simulation could not be set up or changed. Each variant names the offending datum, so
 /// a caller can fix the input instead of guessing.
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, SimError, Simulation};
+/// assert_eq!(SimBox::walls([4.0, -1.0]), Err(SimError::InvalidBox { axis: 1, length: -1.0 }));
+/// // Two disks of radius 0.5 whose centres are 0.5 apart.
+/// let particles = vec![
+///     Particle::new([1.0, 1.0], [0.0, 0.0], 0.5, 1.0),
+///     Particle::new([1.5, 1.0], [0.0, 0.0], 0.5, 1.0),
+/// ];
+/// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+/// let structure = BruteForce::default();
+/// let e = Simulation::new(particles, sim_box, SimConfig::default(), structure).err().unwrap();
+/// assert_eq!(e, SimError::Overlap { first: 0, second: 1, distance: 0.5, contact: 1.0 });
+/// assert!(e.to_string().starts_with("particles 0 and 1 overlap"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum SimError {

@@ -10,6 +10,19 @@ use crate::vector::{dot, sub};
 use crate::{Particle, SimBox, SimError, ball_volume};
 
 /// How particle masses follow from radii.
+///
+/// ```
+/// use kinetic_cdo::{SimBox, init};
+/// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+/// let radii = [0.5, 1.0];
+/// let unit = init::random_placement(&sim_box, &radii, init::MassRule::Unit, 1.0, 1).unwrap();
+/// assert!(unit.iter().all(|p| p.mass == 1.0));
+/// let rule = init::MassRule::UnitDensity;
+/// let dense = init::random_placement(&sim_box, &radii, rule, 1.0, 1).unwrap();
+/// // m = π r² in 2D.
+/// let area = |r: f64| std::f64::consts::PI * r * r;
+/// assert!(dense.iter().all(|p| (p.mass - area(p.radius)).abs() < 1e-12));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum MassRule {
     /// Every mass is 1.
@@ -388,4 +401,18 @@ pub fn sort_spatially<const D: usize>(particles: &mut [Particle<D>], sim_box: &S
 /// `kT = 1`). Fast enough to build 32 000 spheres at φ = 0.5 in seconds, slow enough to stay far
 /// from jamming (φ ≈ 0.64 in 3D, 0.84 in 2D); the relaxation afterwards removes the memory of
 /// the compression.
+///
+/// ```
+/// use kinetic_cdo::{NeighbourLists, SimBox, SimConfig, Simulation, init};
+/// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+/// let rule = init::MassRule::Unit;
+/// let particles = init::random_placement(&sim_box, &[0.5; 20], rule, 1.0, 3).unwrap();
+/// let structure = NeighbourLists::default();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// let phi = sim.state().packing_fraction();
+/// sim.compress(0.3, init::GROWTH_RATE, 80).unwrap();
+/// // Radii grow as r₀ (1 + rate · t) until their area has grown by 0.3 / φ.
+/// let duration = ((0.3 / phi).sqrt() - 1.0) / init::GROWTH_RATE;
+/// assert!((sim.state().now() - duration).abs() < 1e-9);
+/// ```
 pub const GROWTH_RATE: f64 = 0.1;

@@ -20,10 +20,41 @@
 /// Collisions per particle (plus [`JAM_MIN_COLLISIONS`]) within one vanishing window beyond
 /// which [`Simulation::run`](crate::Simulation::run) reports
 /// [`SimError::Jammed`](crate::SimError::Jammed).
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, JAM_COLLISIONS_PER_PARTICLE, JAM_MIN_COLLISIONS, Particle};
+/// use kinetic_cdo::{SimBox, SimConfig, SimError, Simulation, Stop};
+/// // Two touching disks spanning the gap between the walls, one moving into the other.
+/// let particles = vec![
+///     Particle::new([0.5, 2.0], [1.0, 0.0], 0.5, 1.0),
+///     Particle::new([1.5, 2.0], [0.0, 0.0], 0.5, 1.0),
+/// ];
+/// let sim_box = SimBox::walls([2.0, 4.0]).unwrap();
+/// let structure = BruteForce::default();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// let Err(SimError::Jammed { collisions, .. }) = sim.run(Stop::Time(1.0)) else { panic!() };
+/// assert!(collisions >= 2 * JAM_COLLISIONS_PER_PARTICLE + JAM_MIN_COLLISIONS);
+/// ```
 pub const JAM_COLLISIONS_PER_PARTICLE: u64 = 1024;
 
 /// The collisions a jam needs in a system of any size, on top of
 /// [`JAM_COLLISIONS_PER_PARTICLE`] per particle.
+///
+/// ```
+/// use kinetic_cdo::{BruteForce, JAM_COLLISIONS_PER_PARTICLE, JAM_MIN_COLLISIONS, Particle};
+/// use kinetic_cdo::{SimBox, SimConfig, SimError, Simulation, Stop};
+/// // Three touching disks spanning the gap between the walls, the first pushing the others.
+/// let particles = vec![
+///     Particle::new([0.5, 2.0], [1.0, 0.0], 0.5, 1.0),
+///     Particle::new([1.5, 2.0], [0.0, 0.0], 0.5, 1.0),
+///     Particle::new([2.5, 2.0], [0.0, 0.0], 0.5, 1.0),
+/// ];
+/// let sim_box = SimBox::walls([3.0, 4.0]).unwrap();
+/// let structure = BruteForce::default();
+/// let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// let Err(SimError::Jammed { collisions, .. }) = sim.run(Stop::Time(1.0)) else { panic!() };
+/// assert!(collisions >= JAM_MIN_COLLISIONS + 3 * JAM_COLLISIONS_PER_PARTICLE);
+/// ```
 pub const JAM_MIN_COLLISIONS: u64 = 4096;
 
 /// The window of a jam, as a fraction of the colliding particles' own time scale (2⁻³⁰).
@@ -33,6 +64,13 @@ pub const JAM_MIN_COLLISIONS: u64 = 4096;
 /// any). A dense packing just off jamming collides far less often: right after a compression
 /// that jammed (100 disks, `φ = 0.83`) 2000 collisions took `4·10⁻⁶` of the time scale, and
 /// with a window of 2⁻²⁰ such bursts were taken for jams.
+///
+/// ```
+/// use kinetic_cdo::JAM_WINDOW;
+/// assert_eq!(JAM_WINDOW, 2f64.powi(-30));
+/// // A million collisions each creeping by an ulp of the time scale stay within the window.
+/// assert!(1e6 * f64::EPSILON < JAM_WINDOW);
+/// ```
 pub const JAM_WINDOW: f64 = 1.0 / 1_073_741_824.0;
 
 /// The run of consecutive collisions within one vanishing window.

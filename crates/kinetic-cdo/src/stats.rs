@@ -47,11 +47,34 @@ pub struct Counters {
 
 impl Counters {
     /// Zeroes every counter but the initialisation time.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::walls([4.0, 4.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.run(Stop::Collisions(2)).unwrap();
+    /// let mut counters = *sim.counters();
+    /// assert_eq!(counters.wall_collisions, 2);
+    /// counters.reset();
+    /// assert_eq!((counters.wall_collisions, counters.predictions), (0, 0));
+    /// assert_eq!(counters.init_nanos, sim.counters().init_nanos);
+    /// ```
     pub fn reset(&mut self) {
         *self = Self { init_nanos: self.init_nanos, ..Self::default() };
     }
 
     /// All collisions (pairs and walls).
+    ///
+    /// ```
+    /// use kinetic_cdo::Counters;
+    /// let mut counters = Counters::default();
+    /// counters.collisions = 3;
+    /// counters.wall_collisions = 2;
+    /// assert_eq!(counters.all_collisions(), 5);
+    /// ```
     pub fn all_collisions(&self) -> u64 {
         self.collisions + self.wall_collisions
     }
@@ -125,6 +148,18 @@ pub struct Observables {
 
 impl Observables {
     /// Mean kinetic energy over the window.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// // Kinetic energy ½ · 2 · 2² = 4 until the wall at x = 10 (t = 1), where restitution 0.5
+    /// // leaves speed 1 and energy 1: over 3 time units the mean is (4 · 1 + 1 · 2) / 3.
+    /// let particles = vec![Particle::new([7.5, 5.0], [2.0, 0.0], 0.5, 2.0)];
+    /// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    /// let config = SimConfig { restitution: 0.5, ..SimConfig::default() };
+    /// let mut sim = Simulation::new(particles, sim_box, config, BruteForce::default()).unwrap();
+    /// sim.run(Stop::Time(3.0)).unwrap();
+    /// assert!((sim.observables().mean_kinetic_energy() - 2.0).abs() < 1e-12);
+    /// ```
     pub fn mean_kinetic_energy(&self) -> f64 {
         if self.duration > 0.0 { self.kinetic_integral / self.duration } else { 0.0 }
     }
@@ -132,6 +167,19 @@ impl Observables {
     /// Pressure from the collision virial, `P = (2⟨K⟩ + W/τ) / (D V)` (Alder & Wainwright;
     /// Allen & Tildesley §3.6 for hard spheres), for a box of volume `volume` in `D` dimensions.
     /// Meaningful for periodic systems without gravity.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// // One particle alone (no virial): the ideal gas, P = 2 K / (D V) with K = ½ · 2 · 1².
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 2.0)];
+    /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.run(Stop::Time(5.0)).unwrap();
+    /// let p = sim.observables().pressure(2, sim_box.volume());
+    /// assert!((p - 2.0 * 1.0 / (2.0 * 100.0)).abs() < 1e-14);
+    /// ```
     pub fn pressure(&self, dimension: usize, volume: f64) -> f64 {
         if self.duration <= 0.0 {
             return f64::NAN;
@@ -140,11 +188,39 @@ impl Observables {
     }
 
     /// The compressibility factor `Z = PV / (N k T) = 1 + W / (2 ⟨K⟩ τ)`.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// // One particle alone never collides: no virial, the ideal gas's Z = 1.
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.3], 0.5, 1.0)];
+    /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.run(Stop::Time(5.0)).unwrap();
+    /// assert_eq!(sim.observables().compressibility(), 1.0);
+    /// ```
     pub fn compressibility(&self) -> f64 {
         1.0 + self.virial / (2.0 * self.mean_kinetic_energy() * self.duration)
     }
 
     /// Binary collisions per particle per unit time.
+    ///
+    /// ```
+    /// use kinetic_cdo::{BruteForce, Particle, SimBox, SimConfig, Simulation, Stop};
+    /// // One head-on collision (at t = 0.5) in 2 time units, after which both head for the walls.
+    /// let particles = vec![
+    ///     Particle::new([4.0, 5.0], [1.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([6.0, 5.0], [-1.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    /// let structure = BruteForce::default();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// sim.run(Stop::Time(2.0)).unwrap();
+    /// assert_eq!(sim.observables().collisions, 1);
+    /// assert_eq!(sim.observables().collision_rate(2), 2.0 * 1.0 / (2.0 * 2.0));
+    /// ```
     pub fn collision_rate(&self, particles: usize) -> f64 {
         2.0 * self.collisions as f64 / (particles as f64 * self.duration)
     }

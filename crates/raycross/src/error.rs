@@ -4,6 +4,26 @@ use geometry_core::SolidError;
 use thiserror::Error;
 
 /// Why a ray-crossing structure could not be built or a query not answered.
+///
+/// ```
+/// use contact_core::PointContainment;
+/// use geometry_core::{DAffine3, DVec3, SolidError, TriMesh, generators::octa_sphere};
+/// use raycross::{RayCrossError, RayCrossing, vertices_inside};
+/// // A tetrahedron without its slanted face: the 3 edges of that face are open.
+/// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+/// let open = TriMesh::new(v, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2]]).unwrap();
+/// let err = RayCrossing::new(open).unwrap_err();
+/// assert_eq!(err, RayCrossError::NotSolid(SolidError::Open { boundary_edges: 3 }));
+/// assert!(RayCrossing::new(octa_sphere(1).unwrap().flipped()).is_ok()); // inward is fine
+/// let ball = RayCrossing::new(octa_sphere(2).unwrap()).unwrap();
+/// let nan = ball.contains_batch(&[DVec3::ZERO, DVec3::splat(f64::NAN)]).unwrap_err();
+/// assert_eq!(nan, RayCrossError::NonFinitePoint { index: 1 });
+/// let tiny = ball.contains_batch(&[DVec3::ZERO, DVec3::new(1e-80, 0.0, 0.0)]).unwrap_err();
+/// assert_eq!(tiny, RayCrossError::PointOutOfRange { index: 1 });
+/// let flat = DAffine3::from_scale(DVec3::new(1.0, 0.0, 1.0)); // singular
+/// let posed = vertices_inside(&ball, &flat, &octa_sphere(0).unwrap(), &DAffine3::IDENTITY);
+/// assert_eq!(posed.unwrap_err(), RayCrossError::InvalidPose);
+/// ```
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum RayCrossError {

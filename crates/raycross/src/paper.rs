@@ -28,6 +28,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const MAX_RAYS: u32 = 64;
 
 /// Counters of a [`PaperRayCrossing`].
+///
+/// ```
+/// use contact_core::PointContainment;
+/// use geometry_core::{DVec3, generators::octa_sphere};
+/// use raycross::{PaperRayCrossing, RayStats};
+/// let ball = PaperRayCrossing::new(octa_sphere(2).unwrap()).unwrap();
+/// assert_eq!(ball.stats(), RayStats::default());
+/// ball.contains_batch(&[DVec3::ZERO, DVec3::splat(0.2), DVec3::splat(5.0)]).unwrap();
+/// let s = ball.stats();
+/// assert_eq!(s.points, 2); // the point outside the bounding box casts no ray
+/// // Every counted point casts rays until one is not discarded.
+/// assert_eq!(s.rays, s.points + s.degeneracies);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RayStats {
     /// Points classified by casting rays (points outside the box are not counted).
@@ -78,6 +91,19 @@ impl PaperRayCrossing {
     ///
     /// # Errors
     /// As [`RayCrossing::new`](crate::RayCrossing::new).
+    ///
+    /// ```
+    /// use contact_core::{Containment, PointContainment};
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// use raycross::PaperRayCrossing;
+    /// let ball = PaperRayCrossing::new(octa_sphere(2).unwrap()).unwrap();
+    /// let seeded = PaperRayCrossing::with_seed(octa_sphere(2).unwrap(), 7).unwrap();
+    /// // Inside, a mesh vertex, and outside (|(0.9, 0.9, 0.9)| ≈ 1.56).
+    /// let points = [DVec3::ZERO, DVec3::X, DVec3::splat(0.9)];
+    /// let expected = [Containment::Inside, Containment::OnBoundary, Containment::Outside];
+    /// assert_eq!(ball.contains_batch(&points).unwrap(), expected);
+    /// assert_eq!(seeded.contains_batch(&points).unwrap(), expected); // the seed changes no answer
+    /// ```
     pub fn new(mesh: TriMesh) -> Result<Self, RayCrossError> {
         Self::with_seed(mesh, 0x005E_ED0F_2006)
     }
@@ -107,11 +133,29 @@ impl PaperRayCrossing {
     }
 
     /// The mesh.
+    ///
+    /// ```
+    /// use geometry_core::generators::octa_sphere;
+    /// use raycross::PaperRayCrossing;
+    /// let ball = PaperRayCrossing::new(octa_sphere(1).unwrap()).unwrap();
+    /// assert_eq!(ball.mesh().faces().len(), 8 * 4);
+    /// ```
     pub fn mesh(&self) -> &TriMesh {
         &self.mesh
     }
 
     /// The counters since construction or the last [`reset_stats`](Self::reset_stats).
+    ///
+    /// ```
+    /// use contact_core::PointContainment;
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// use raycross::PaperRayCrossing;
+    /// let ball = PaperRayCrossing::new(octa_sphere(2).unwrap()).unwrap();
+    /// ball.contains(DVec3::splat(0.1)).unwrap();
+    /// ball.contains(DVec3::splat(0.2)).unwrap();
+    /// assert_eq!(ball.stats().points, 2);
+    /// assert!(ball.stats().rays >= 2);
+    /// ```
     pub fn stats(&self) -> RayStats {
         RayStats {
             points: self.points.load(Ordering::Relaxed),
@@ -121,6 +165,17 @@ impl PaperRayCrossing {
     }
 
     /// Sets the counters to zero.
+    ///
+    /// ```
+    /// use contact_core::PointContainment;
+    /// use geometry_core::{DVec3, generators::octa_sphere};
+    /// use raycross::{PaperRayCrossing, RayStats};
+    /// let ball = PaperRayCrossing::new(octa_sphere(2).unwrap()).unwrap();
+    /// ball.contains(DVec3::splat(0.1)).unwrap();
+    /// assert_eq!(ball.stats().points, 1);
+    /// ball.reset_stats();
+    /// assert_eq!(ball.stats(), RayStats::default());
+    /// ```
     pub fn reset_stats(&self) {
         self.points.store(0, Ordering::Relaxed);
         self.rays.store(0, Ordering::Relaxed);

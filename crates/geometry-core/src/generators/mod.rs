@@ -19,6 +19,13 @@ pub use point_grid::{point_grid, point_lattice, surrounding_cube};
 use thiserror::Error;
 
 /// A generator was asked for something it cannot make.
+///
+/// ```
+/// use geometry_core::generators::{GeneratorError, MAX_OCTA_SPHERE_LEVEL, octa_sphere};
+/// let err = octa_sphere(MAX_OCTA_SPHERE_LEVEL + 1).unwrap_err();
+/// assert!(matches!(err, GeneratorError::OutOfRange { value, max, .. }
+///     if value == MAX_OCTA_SPHERE_LEVEL + 1 && max == MAX_OCTA_SPHERE_LEVEL));
+/// ```
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum GeneratorError {

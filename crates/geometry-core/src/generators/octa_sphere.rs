@@ -5,6 +5,13 @@ use crate::{DVec3, TriMesh};
 use hashbrown::HashMap;
 
 /// The largest supported refinement level: `8 · 4^11 ≈ 33.5` million triangles.
+///
+/// ```
+/// use geometry_core::generators::{MAX_OCTA_SPHERE_LEVEL, octa_sphere};
+/// // 8 · 4^11 = 2^3 · 2^22 = 2^25 triangles.
+/// assert_eq!(8 * 4usize.pow(MAX_OCTA_SPHERE_LEVEL as u32), 1 << 25);
+/// assert!(octa_sphere(MAX_OCTA_SPHERE_LEVEL + 1).is_err());
+/// ```
 pub const MAX_OCTA_SPHERE_LEVEL: usize = 11;
 
 /// The unit-sphere approximation used by Muth et al.: the 8 faces of the octahedron with

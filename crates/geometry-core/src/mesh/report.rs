@@ -139,51 +139,137 @@ impl MeshReport {
     }
 
     /// Number of vertices, referenced or not.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// // A triangle plus one vertex that no face uses.
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let mesh = TriMesh::new(v, vec![[0, 1, 2]]).unwrap();
+    /// assert_eq!(mesh.report().vertex_count(), 4);
+    /// ```
     pub fn vertex_count(&self) -> usize {
         self.vertex_count
     }
 
     /// Number of vertices that no face uses.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let mesh = TriMesh::new(v, vec![[0, 1, 2]]).unwrap();
+    /// assert_eq!(mesh.report().unreferenced_vertices(), 1); // vertex 3
+    /// assert_eq!(mesh.report().euler_characteristic(), 3 - 3 + 1);
+    /// ```
     pub fn unreferenced_vertices(&self) -> usize {
         self.unreferenced_vertices
     }
 
     /// Number of faces.
+    ///
+    /// ```
+    /// use geometry_core::generators::octa_sphere;
+    /// // 8 octahedron faces, each split into 4 twice.
+    /// assert_eq!(octa_sphere(2).unwrap().report().face_count(), 8 * 4 * 4);
+    /// ```
     pub fn face_count(&self) -> usize {
         self.face_count
     }
 
     /// Number of distinct undirected edges.
+    ///
+    /// ```
+    /// use geometry_core::generators::octa_sphere;
+    /// // On a closed triangle mesh every edge borders two faces: 2E = 3F.
+    /// let r = octa_sphere(1).unwrap().report().clone();
+    /// assert_eq!(2 * r.edge_count(), 3 * r.face_count());
+    /// ```
     pub fn edge_count(&self) -> usize {
         self.edge_count
     }
 
     /// Number of edges used by exactly one face (the rims of holes).
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// // Two triangles sharing the edge {0, 2} form a square with a rim of 4 edges.
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::new(1.0, 1.0, 0.0), DVec3::Y];
+    /// let square = TriMesh::new(v, vec![[0, 1, 2], [0, 2, 3]]).unwrap();
+    /// assert_eq!((square.report().edge_count(), square.report().boundary_edges()), (5, 4));
+    /// ```
     pub fn boundary_edges(&self) -> usize {
         self.boundary_edges
     }
 
     /// Number of edges used by three or more faces.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// // Three fins on the edge {0, 1}.
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z, -DVec3::Y];
+    /// let fins = TriMesh::new(v, vec![[0, 1, 2], [0, 1, 3], [0, 1, 4]]).unwrap();
+    /// assert_eq!(fins.report().non_manifold_edges(), 1);
+    /// assert!(!fins.report().is_closed());
+    /// ```
     pub fn non_manifold_edges(&self) -> usize {
         self.non_manifold_edges
     }
 
     /// Number of edges used by two faces that traverse it in the same direction.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// // Both faces traverse the shared edge from 0 to 1.
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let mesh = TriMesh::new(v, vec![[0, 1, 2], [0, 1, 3]]).unwrap();
+    /// assert_eq!(mesh.report().inconsistent_edges(), 1);
+    /// assert!(!mesh.report().is_consistently_oriented());
+    /// ```
     pub fn inconsistent_edges(&self) -> usize {
         self.inconsistent_edges
     }
 
     /// Number of connected pieces (faces connected through shared vertices).
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// // Two triangles with no vertex in common.
+    /// let (x, y, z) = (DVec3::X, DVec3::Y, DVec3::Z);
+    /// let v = vec![DVec3::ZERO, x, y, z, z + x, z + y];
+    /// let mesh = TriMesh::new(v, vec![[0, 1, 2], [3, 4, 5]]).unwrap();
+    /// assert_eq!(mesh.report().connected_components(), 2);
+    /// ```
     pub fn connected_components(&self) -> usize {
         self.connected_components
     }
 
     /// Whether every edge is used by exactly two faces.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let faces = vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+    /// assert!(TriMesh::new(v.clone(), faces.clone()).unwrap().report().is_closed());
+    /// // Without its last face the tetrahedron has a hole.
+    /// assert!(!TriMesh::new(v, faces[..3].to_vec()).unwrap().report().is_closed());
+    /// ```
     pub fn is_closed(&self) -> bool {
         self.boundary_edges == 0 && self.non_manifold_edges == 0
     }
 
     /// Whether every edge used twice is traversed in opposite directions (and none is used more).
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let faces = vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+    /// let tet = TriMesh::new(v.clone(), faces).unwrap();
+    /// assert!(tet.report().is_consistently_oriented());
+    /// assert!(tet.flipped().report().is_consistently_oriented());
+    /// // Reversing only the last face makes its three edges disagree.
+    /// let bad = TriMesh::new(v, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 3, 2]]).unwrap();
+    /// assert_eq!(bad.report().inconsistent_edges(), 3);
+    /// assert!(!bad.report().is_consistently_oriented());
+    /// ```
     pub fn is_consistently_oriented(&self) -> bool {
         self.inconsistent_edges == 0 && self.non_manifold_edges == 0
     }
@@ -200,6 +286,16 @@ impl MeshReport {
 
     /// Euler characteristic `V - E + F`, counting only referenced vertices (2 for a sphere,
     /// `2 - 2g` for a closed surface of genus `g`).
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let faces = vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+    /// let tet = TriMesh::new(v.clone(), faces.clone()).unwrap();
+    /// assert_eq!(tet.report().euler_characteristic(), 4 - 6 + 4); // a sphere: 2
+    /// let open = TriMesh::new(v, faces[..3].to_vec()).unwrap();
+    /// assert_eq!(open.report().euler_characteristic(), 4 - 6 + 3); // a disc: 1
+    /// ```
     pub fn euler_characteristic(&self) -> i64 {
         (self.vertex_count - self.unreferenced_vertices) as i64 - self.edge_count as i64
             + self.face_count as i64
@@ -210,16 +306,40 @@ impl MeshReport {
     /// oriented meshes (a triangle listed twice with the same orientation counts twice).
     /// Its sign is exact (from exact arithmetic where rounding could flip it: a nearly flat
     /// solid), and so is a zero.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// // The corner tetrahedron of the unit cube: volume 1/6.
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let tet = TriMesh::new(v, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]).unwrap();
+    /// assert!((tet.report().signed_volume() - 1.0 / 6.0).abs() < 1e-15);
+    /// assert!((tet.flipped().report().signed_volume() + 1.0 / 6.0).abs() < 1e-15);
+    /// ```
     pub fn signed_volume(&self) -> f64 {
         self.signed_volume
     }
 
     /// The total surface area.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// // Three right triangles of area 1/2 and an equilateral one of side √2 (area √3/2).
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let tet = TriMesh::new(v, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]).unwrap();
+    /// assert!((tet.report().total_area() - (1.5 + 3f64.sqrt() / 2.0)).abs() < 1e-15);
+    /// ```
     pub fn total_area(&self) -> f64 {
         self.total_area
     }
 
     /// The bounding box of all vertices.
+    ///
+    /// ```
+    /// use geometry_core::{Aabb, DVec3, TriMesh};
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let tet = TriMesh::new(v, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]).unwrap();
+    /// assert_eq!(tet.report().bounding_box(), Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap());
+    /// ```
     pub fn bounding_box(&self) -> Aabb {
         self.bounding_box
     }
@@ -227,11 +347,29 @@ impl MeshReport {
     /// Unit normal of every face, in face order: zero for a degenerate face (edges parallel);
     /// computed from the edges scaled to unit size, so tiny and huge faces keep their
     /// direction, as [`Triangle::unit_normal`](crate::Triangle::unit_normal) does.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let tet = TriMesh::new(v, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]).unwrap();
+    /// let n = tet.report().face_normals();
+    /// assert!((n[0] + DVec3::Z).length() < 1e-15); // the face on z = 0 points down
+    /// assert!((n[3] - DVec3::ONE / 3f64.sqrt()).length() < 1e-15); // the slanted face
+    /// ```
     pub fn face_normals(&self) -> &[DVec3] {
         &self.face_normals
     }
 
     /// Area of every face, in face order.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, TriMesh};
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let tet = TriMesh::new(v, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]).unwrap();
+    /// let a = tet.report().face_areas();
+    /// assert!(a[..3].iter().all(|&x| (x - 0.5).abs() < 1e-15));
+    /// assert!((a[3] - 3f64.sqrt() / 2.0).abs() < 1e-15); // equilateral, side √2
+    /// ```
     pub fn face_areas(&self) -> &[f64] {
         &self.face_areas
     }
@@ -240,6 +378,16 @@ impl MeshReport {
     ///
     /// # Errors
     /// The first failing property, as documented there.
+    ///
+    /// ```
+    /// use geometry_core::{DVec3, SolidError, TriMesh};
+    /// let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    /// let faces = vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+    /// let tet = TriMesh::new(v.clone(), faces.clone()).unwrap();
+    /// assert_eq!(tet.report().require_solid(), Ok(()));
+    /// let open = TriMesh::new(v, faces[..3].to_vec()).unwrap();
+    /// assert_eq!(open.report().require_solid(), Err(SolidError::Open { boundary_edges: 3 }));
+    /// ```
     pub fn require_solid(&self) -> Result<(), SolidError> {
         if self.boundary_edges > 0 {
             return Err(SolidError::Open { boundary_edges: self.boundary_edges });

@@ -20,6 +20,28 @@ use crate::queue::EventQueue;
 use crate::{SimError, State};
 
 /// Where a [`CellLists`] keeps its cells: which particles reside in each (wrapped) cell.
+///
+/// ```
+/// use kinetic_cdo::{CellStore, DenseCells, TreeCells};
+/// // A 3 × 3 grid: particles 0 and 2 in cell [1, 2]; particle 1 passes through cell [0, 0].
+/// fn fill<S: CellStore<2>>() -> S {
+///     let mut store = S::default();
+///     store.reset([3, 3], 3);
+///     store.insert([1, 2], 0);
+///     store.insert([0, 0], 1);
+///     store.insert([1, 2], 2);
+///     store.remove([0, 0], 1);
+///     store
+/// }
+/// let (dense, tree): (DenseCells<2>, TreeCells<2>) = (fill(), fill());
+/// let mut members = Vec::new();
+/// tree.for_each_member([1, 2], |i| members.push(i));
+/// members.sort_unstable();
+/// assert_eq!(members, [0, 2]);
+/// // Every cell exists in the dense store, only the non-empty one in the tree.
+/// assert_eq!((dense.stored_cells(), tree.stored_cells()), (9, 1));
+/// assert!(DenseCells::<2>::DENSE && !TreeCells::<2>::DENSE);
+/// ```
 pub trait CellStore<const D: usize>: Default {
     /// The structure's name in reports.
     const NAME: &'static str;
@@ -48,6 +70,19 @@ const NONE: u32 = u32::MAX;
 /// arrays (the linked cell lists of molecular dynamics): insert and remove are `O(1)` and the
 /// whole structure is three flat arrays that stay in cache, where a vector per cell would put
 /// every cell in its own allocation.
+///
+/// ```
+/// use kinetic_cdo::{CellStore, DenseCells};
+/// let mut cells = DenseCells::<2>::default();
+/// cells.reset([4, 3], 2); // all 4 × 3 cells, particles 0 and 1
+/// cells.insert([3, 1], 0);
+/// cells.insert([3, 1], 1);
+/// cells.remove([3, 1], 0);
+/// let mut members = Vec::new();
+/// cells.for_each_member([3, 1], |i| members.push(i));
+/// assert_eq!(members, [1]);
+/// assert_eq!(cells.stored_cells(), 12);
+/// ```
 #[derive(Debug, Clone)]
 pub struct DenseCells<const D: usize> {
     strides: [usize; D],
@@ -138,6 +173,18 @@ impl<const D: usize> CellStore<D> for DenseCells<D> {
 /// Only non-empty cells, in an ordered map keyed by their coordinates: `O(n)` space, `O(log n)`
 /// access (the paper's regular spatial tree; a B-tree stands in for its AVL tree, the same
 /// ordered-map contract with better constants).
+///
+/// ```
+/// use kinetic_cdo::{CellStore, TreeCells};
+/// let mut cells = TreeCells::<3>::default();
+/// cells.reset([1000, 1000, 1000], 2); // no cell is allocated
+/// cells.insert([7, 8, 9], 0);
+/// cells.insert([7, 8, 9], 1);
+/// assert_eq!(cells.stored_cells(), 1);
+/// cells.remove([7, 8, 9], 0);
+/// cells.remove([7, 8, 9], 1);
+/// assert_eq!(cells.stored_cells(), 0); // an emptied cell is dropped
+/// ```
 #[derive(Debug, Clone)]
 pub struct TreeCells<const D: usize> {
     cells: BTreeMap<[usize; D], Vec<u32>>,
@@ -199,6 +246,18 @@ impl<const D: usize> CellStore<D> for TreeCells<D> {
 
 /// The most cells a dense grid allocates; beyond it cells are enlarged (still correct, only
 /// coarser), so a tiny particle in a huge box cannot exhaust memory.
+///
+/// ```
+/// use kinetic_cdo::{MAX_DENSE_CELLS, Particle, RegularSubdivision, SimBox, SimConfig};
+/// use kinetic_cdo::Simulation;
+/// // Far below the cap: one cell per diameter, ⌊100 / 1⌋ along each axis.
+/// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0)];
+/// let sim_box = SimBox::walls([100.0, 100.0]).unwrap();
+/// let structure = RegularSubdivision::new();
+/// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// assert_eq!(sim.structure().stored_cells(), 100 * 100);
+/// assert!(sim.structure().stored_cells() <= MAX_DENSE_CELLS);
+/// ```
 pub const MAX_DENSE_CELLS: usize = 1 << 26;
 
 /// The most cells along one axis (coarser beyond; keeps cell coordinates far inside `i64`).
@@ -239,6 +298,20 @@ pub type RegularSubdivision<const D: usize> = CellLists<D, DenseCells<D>>;
 pub type SpatialTree<const D: usize> = CellLists<D, TreeCells<D>>;
 
 /// Cell lists over any [`CellStore`]; see [`RegularSubdivision`] and [`SpatialTree`].
+///
+/// ```
+/// use kinetic_cdo::{CellLists, Particle, SimBox, SimConfig, Simulation, TreeCells};
+/// // The spatial tree spelled out: cell lists over the map of non-empty cells.
+/// let structure: CellLists<2, TreeCells<2>> = CellLists::new();
+/// let particles = vec![
+///     Particle::new([1.5, 1.5], [1.0, 0.0], 0.5, 1.0),
+///     Particle::new([7.5, 3.5], [0.0, 1.0], 0.5, 1.0),
+/// ];
+/// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+/// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// assert_eq!(sim.structure().cells_per_axis(), [10, 10]);
+/// assert_eq!(sim.structure().stored_cells(), 2);
+/// ```
 #[derive(Debug, Clone)]
 pub struct CellLists<const D: usize, S> {
     store: S,
@@ -269,6 +342,15 @@ struct AxisStep {
 
 impl<const D: usize, S: CellStore<D>> CellLists<D, S> {
     /// An empty structure; [`Cdo::build`] sizes it.
+    ///
+    /// ```
+    /// use kinetic_cdo::{Particle, RegularSubdivision, SimBox, SimConfig, Simulation};
+    /// let structure = RegularSubdivision::<3>::new();
+    /// let particles = vec![Particle::new([1.0, 1.0, 1.0], [1.0, 0.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::periodic([5.0, 5.0, 5.0]).unwrap();
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// assert_eq!(sim.structure().cells_per_axis(), [5, 5, 5]); // sized at build
+    /// ```
     pub fn new() -> Self {
         Self {
             store: S::default(),
@@ -283,12 +365,39 @@ impl<const D: usize, S: CellStore<D>> CellLists<D, S> {
     }
 
     /// Cells per axis after `build`.
+    ///
+    /// ```
+    /// use kinetic_cdo::{Particle, RegularSubdivision, SimBox, SimConfig, Simulation};
+    /// // Cells at least one diameter (1.2) wide: ⌊10 / 1.2⌋ = 8 and ⌊7.5 / 1.2⌋ = 6.
+    /// let particles = vec![Particle::new([1.0, 1.0], [1.0, 0.0], 0.6, 1.0)];
+    /// let sim_box = SimBox::walls([10.0, 7.5]).unwrap();
+    /// let structure = RegularSubdivision::new();
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// assert_eq!(sim.structure().cells_per_axis(), [8, 6]);
+    /// ```
     pub fn cells_per_axis(&self) -> [usize; D] {
         self.cells
     }
 
     /// The number of cells held in memory (all of them for the subdivision, the non-empty
     /// ones for the tree).
+    ///
+    /// ```
+    /// use kinetic_cdo::{Particle, RegularSubdivision, SimBox, SimConfig, Simulation};
+    /// use kinetic_cdo::SpatialTree;
+    /// // Two disks in one cell of side 1 ([1, 2) × [1, 2)), a third elsewhere.
+    /// let particles = vec![
+    ///     Particle::new([1.05, 1.05], [0.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([1.95, 1.95], [0.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([5.5, 5.5], [0.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    /// let config = SimConfig::default();
+    /// let dense = Simulation::new(particles.clone(), sim_box, config, RegularSubdivision::new());
+    /// assert_eq!(dense.unwrap().structure().stored_cells(), 10 * 10);
+    /// let tree = Simulation::new(particles, sim_box, config, SpatialTree::new()).unwrap();
+    /// assert_eq!(tree.structure().stored_cells(), 2);
+    /// ```
     pub fn stored_cells(&self) -> usize {
         self.store.stored_cells()
     }

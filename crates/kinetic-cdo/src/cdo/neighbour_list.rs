@@ -81,6 +81,20 @@ enum Shell {
 }
 
 /// The default shell, as a fraction of the largest diameter (tuned in the kinetic benchmark).
+///
+/// ```
+/// use kinetic_cdo::{DEFAULT_RELATIVE_SHELL, NeighbourLists, Particle, SimBox, SimConfig};
+/// use kinetic_cdo::Simulation;
+/// let particles = vec![
+///     Particle::new([2.0, 2.0], [1.0, 0.0], 0.8, 1.0),
+///     Particle::new([6.0, 6.0], [0.0, 1.0], 0.4, 1.0),
+/// ];
+/// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+/// let structure = NeighbourLists::default();
+/// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+/// // The largest diameter is 1.6.
+/// assert!((sim.structure().shell() - DEFAULT_RELATIVE_SHELL * 1.6).abs() < 1e-15);
+/// ```
 pub const DEFAULT_RELATIVE_SHELL: f64 = 0.25;
 
 impl<const D: usize> Default for NeighbourLists<D> {
@@ -132,22 +146,73 @@ impl<const D: usize> NeighbourLists<D> {
     /// Lists with an absolute shell thickness `δ` (at least [`MIN_LENGTH`](crate::MIN_LENGTH),
     /// else [`SimError::InvalidParameter`], and `δ/2` at least `2^-48` of the largest box side
     /// or coordinate, else [`SimError::Unsupported`]; checked at build).
+    ///
+    /// ```
+    /// use kinetic_cdo::{NeighbourLists, Particle, SimBox, SimConfig, SimError, Simulation};
+    /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+    /// let particles = vec![Particle::new([2.0, 2.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let structure = NeighbourLists::with_shell(0.4);
+    /// let config = SimConfig::default();
+    /// let sim = Simulation::new(particles.clone(), sim_box, config, structure).unwrap();
+    /// assert_eq!(sim.structure().shell(), 0.4);
+    /// let none = NeighbourLists::with_shell(0.0);
+    /// let refused = Simulation::new(particles, sim_box, config, none);
+    /// assert!(matches!(refused, Err(SimError::InvalidParameter { .. })));
+    /// ```
     pub fn with_shell(delta: f64) -> Self {
         Self::from_shell(Shell::Absolute(delta))
     }
 
     /// Lists with `δ = fraction × the largest diameter` (`δ` at least
     /// [`MIN_LENGTH`](crate::MIN_LENGTH); checked at build).
+    ///
+    /// ```
+    /// use kinetic_cdo::{NeighbourLists, Particle, SimBox, SimConfig, Simulation};
+    /// let particles = vec![
+    ///     Particle::new([2.0, 2.0], [1.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([6.0, 6.0], [0.0, 1.0], 0.25, 1.0),
+    /// ];
+    /// let sim_box = SimBox::periodic([10.0, 10.0]).unwrap();
+    /// let structure = NeighbourLists::with_relative_shell(0.5);
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// assert_eq!(sim.structure().shell(), 0.5); // half the largest diameter, 1
+    /// ```
     pub fn with_relative_shell(fraction: f64) -> Self {
         Self::from_shell(Shell::Relative(fraction))
     }
 
     /// The shell thickness in use (after build).
+    ///
+    /// ```
+    /// use kinetic_cdo::{NeighbourLists, Particle, SimBox, SimConfig, Simulation};
+    /// let particles = vec![Particle::new([2.0, 2.0], [1.0, 0.0], 0.5, 1.0)];
+    /// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    /// let structure = NeighbourLists::with_relative_shell(0.3);
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// assert!((sim.structure().shell() - 0.3).abs() < 1e-15); // 0.3 × the diameter, 1
+    /// ```
     pub fn shell(&self) -> f64 {
         self.delta
     }
 
     /// The neighbours of particle `i`.
+    ///
+    /// ```
+    /// use kinetic_cdo::{NeighbourLists, Particle, SimBox, SimConfig, Simulation};
+    /// // Centres 1.2 apart, within 0.5 + 0.5 + the shell 0.4; the third disk is far off.
+    /// let particles = vec![
+    ///     Particle::new([2.0, 2.0], [0.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([3.2, 2.0], [0.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([7.0, 7.0], [0.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    /// let structure = NeighbourLists::with_shell(0.4);
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// let lists = sim.structure();
+    /// assert_eq!(lists.neighbours(0).collect::<Vec<_>>(), [1]);
+    /// assert_eq!(lists.neighbours(1).collect::<Vec<_>>(), [0]);
+    /// assert_eq!(lists.neighbours(2).len(), 0);
+    /// ```
     pub fn neighbours(&self, i: usize) -> impl ExactSizeIterator<Item = usize> + '_ {
         let start = i * self.capacity;
         self.index[start..start + self.len[i] as usize].iter().map(|&k| k as usize)

@@ -56,6 +56,19 @@ impl<const D: usize> Default for SegmentTrees<D> {
 
 impl<const D: usize> SegmentTrees<D> {
     /// An empty structure; [`Cdo::build`] fills it.
+    ///
+    /// ```
+    /// use kinetic_cdo::{Cdo, Particle, SegmentTrees, SimBox, SimConfig, Simulation};
+    /// let structure = SegmentTrees::<2>::new();
+    /// assert_eq!(structure.name(), "segment trees");
+    /// let particles = vec![
+    ///     Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([1.8, 1.7], [0.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// assert_eq!(sim.structure().neighbours(0), [1]); // filled at build
+    /// ```
     pub fn new() -> Self {
         Self {
             order: Vec::new(),
@@ -67,6 +80,23 @@ impl<const D: usize> SegmentTrees<D> {
     }
 
     /// The neighbours (overlapping boxes) of particle `i`.
+    ///
+    /// ```
+    /// use kinetic_cdo::{Particle, SegmentTrees, SimBox, SimConfig, Simulation};
+    /// // The boxes of 0 and 1 overlap on both axes ([0.5, 1.5] and [1.3, 2.3] on x, [0.5, 1.5]
+    /// // and [1.2, 2.2] on y) although the disks do not touch; 2 is far off.
+    /// let particles = vec![
+    ///     Particle::new([1.0, 1.0], [0.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([1.8, 1.7], [0.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([5.0, 5.0], [0.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    /// let structure = SegmentTrees::new();
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// assert_eq!(sim.structure().neighbours(0), [1]);
+    /// assert_eq!(sim.structure().neighbours(1), [0]);
+    /// assert!(sim.structure().neighbours(2).is_empty());
+    /// ```
     pub fn neighbours(&self, i: usize) -> &[u32] {
         &self.neighbours[i]
     }

@@ -372,12 +372,42 @@ pub struct LaguerreDelaunay {
 
 impl LaguerreDelaunay {
     /// An empty structure; [`Cdo::build`] triangulates.
+    ///
+    /// ```
+    /// use kinetic_cdo::{LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
+    /// let particles = vec![
+    ///     Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([4.0, 1.0], [-1.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([2.5, 4.0], [0.0, 0.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    /// let structure = LaguerreDelaunay::new();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// assert!(sim.structure().triangle_count() > 0); // triangulated at build
+    /// assert!((sim.next_collision().unwrap().time - 1.0).abs() < 1e-12);
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// The number of triangles (including those with a bounding corner; 0 after a
     /// [fallback](Self::fell_back)).
+    ///
+    /// ```
+    /// use kinetic_cdo::{LaguerreDelaunay, Particle, SimBox, SimConfig, Simulation};
+    /// let particles = vec![
+    ///     Particle::new([1.0, 1.0], [1.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([4.0, 1.5], [-1.0, 0.0], 0.5, 1.0),
+    ///     Particle::new([2.5, 4.0], [0.0, 1.0], 0.5, 1.0),
+    ///     Particle::new([7.0, 6.0], [0.0, -1.0], 0.5, 1.0),
+    /// ];
+    /// let sim_box = SimBox::walls([10.0, 10.0]).unwrap();
+    /// let structure = LaguerreDelaunay::new();
+    /// let sim = Simulation::new(particles, sim_box, SimConfig::default(), structure).unwrap();
+    /// // n = 4 sites inside the bounding triangle: 2 (n + 3) − 3 − 2 triangles (Euler).
+    /// assert_eq!(sim.structure().triangle_count(), 2 * 4 + 1);
+    /// ```
     pub fn triangle_count(&self) -> usize {
         if self.fallback.is_some() { 0 } else { self.triangles.len() }
     }
@@ -593,6 +623,19 @@ impl LaguerreDelaunay {
     /// of 200 midpoints between events, each flagged edge a near-tie for an independent power
     /// diagram, and 300 collisions in lock-step with brute force (test
     /// `ring_moving_inward_stays_regular_up_to_rounding`).
+    ///
+    /// ```
+    /// use kinetic_cdo::{LaguerreDelaunay, SimBox, SimConfig, Simulation, Stop, init};
+    /// let sim_box = SimBox::walls([12.0, 12.0]).unwrap();
+    /// let rule = init::MassRule::Unit;
+    /// let particles = init::random_placement(&sim_box, &[0.5; 30], rule, 1.0, 11).unwrap();
+    /// let structure = LaguerreDelaunay::new();
+    /// let config = SimConfig::default();
+    /// let mut sim = Simulation::new(particles, sim_box, config, structure).unwrap();
+    /// assert!(sim.structure().is_regular(sim.state()));
+    /// sim.run(Stop::Time(2.0)).unwrap(); // kept regular through the run
+    /// assert!(sim.structure().is_regular(sim.state()));
+    /// ```
     pub fn is_regular(&self, state: &State<2>) -> bool {
         if self.fallback.is_some() {
             return false;
