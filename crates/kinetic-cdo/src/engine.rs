@@ -548,7 +548,8 @@ impl<const D: usize, S: Cdo<D>, Q: EventQueue> Simulation<D, S, Q> {
     ///
     /// A stop time that is NaN, or before the clock (in the past), processes nothing and leaves
     /// the clock where it is; the clock's own time processes the events due now;
-    /// `Stop::Time(f64::INFINITY)` runs until no event is left (forever in a walled box),
+    /// `Stop::Time(f64::INFINITY)` runs until no event is left (forever whenever a particle
+    /// moves: walls keep reflecting it, and periodic sides keep it crossing cells and periods),
     /// without moving the clock to infinity.
     ///
     /// # Errors
@@ -1609,7 +1610,11 @@ pub(crate) fn max_overlap<const D: usize>(state: &State<D>) -> f64 {
     let n = state.len();
     let points: Vec<[f64; D]> = (0..n).map(|i| state.stored_position(i)).collect();
     let mut worst = f64::NEG_INFINITY;
-    crate::pairs::for_each_close_pair(&points, &state.sim_box, 2.0 * state.max_radius_cap(), |i, k, d| {
+    // The reach with a little slack: a touching pair is as far apart as the radius sum, give or
+    // take rounding, and must be seen (at the reach itself, one a rounding apart was missed,
+    // and a wall far away reported as the closest: -5e6 for a touching pair in a big box).
+    let reach = 2.0 * state.max_radius_cap() * (1.0 + 1e-6);
+    crate::pairs::for_each_close_pair(&points, &state.sim_box, reach, |i, k, d| {
         let contact = state.radius(i) + state.radius(k);
         worst = worst.max((contact - dot(d, d).sqrt()) / contact);
     });

@@ -17,9 +17,10 @@
 //! colliding at once with each neighbour makes a few per particle, far below
 //! [`JAM_COLLISIONS_PER_PARTICLE`].
 
-/// Collisions per particle (plus [`JAM_MIN_COLLISIONS`]) within one vanishing window beyond
-/// which [`Simulation::run`](crate::Simulation::run) reports
-/// [`SimError::Jammed`](crate::SimError::Jammed).
+/// Collisions per particle (plus [`JAM_MIN_COLLISIONS`]) within one vanishing window at which
+/// [`Simulation::run`](crate::Simulation::run) reports
+/// [`SimError::Jammed`](crate::SimError::Jammed): a run of `n` particles is jammed once it
+/// reaches `n · JAM_COLLISIONS_PER_PARTICLE + JAM_MIN_COLLISIONS` collisions in one window.
 ///
 /// ```
 /// use kinetic_cdo::{BruteForce, JAM_COLLISIONS_PER_PARTICLE, JAM_MIN_COLLISIONS, Particle};

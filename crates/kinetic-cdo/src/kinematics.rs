@@ -98,7 +98,7 @@ fn contact_time<const D: usize>(d: [f64; D], u: [f64; D], sigma: f64, s: f64, ma
         }
         // Overlapping by rounding but separating: only growth can bring them back.
         if a < 0.0 {
-            let disc = b * b - a * c;
+            let disc = discriminant(d, u, sigma, s);
             return (b + disc.sqrt()) / -a;
         }
         return f64::INFINITY;
@@ -106,7 +106,7 @@ fn contact_time<const D: usize>(d: [f64; D], u: [f64; D], sigma: f64, s: f64, ma
     if a >= 0.0 && b >= 0.0 {
         return if b_may_have_underflowed() { rescaled() } else { f64::INFINITY };
     }
-    let disc = b * b - a * c;
+    let disc = discriminant(d, u, sigma, s);
     if may_scale && !(in_range(disc.abs()) && in_range(c)) {
         return rescaled();
     }
@@ -115,6 +115,21 @@ fn contact_time<const D: usize>(d: [f64; D], u: [f64; D], sigma: f64, s: f64, ma
     }
     let denom = -b + disc.sqrt();
     if denom > 0.0 { c / denom } else { f64::INFINITY }
+}
+
+/// `B² − AC` of `|d + uτ|² − (σ + sτ)² = Aτ² + 2Bτ + C`, in the form that keeps its digits when
+/// the pair is far apart: by Lagrange's identity it is `|σu − sd|² − |d × u|²`. The textbook
+/// `(d·u − σs)² − (|u|² − s²)(|d|² − σ²)` subtracts two numbers of size `|d|²|u|²` to get one
+/// of size `σ²|u|²`: a pair predicted from `|d| = 5·10⁸ σ` away got a discriminant of pure
+/// rounding noise, collided at its closest approach (50 % overlap), or collided without ever
+/// touching (found by a review, through `BruteForce`, which predicts every pair from any
+/// distance). Here the minors of `d × u` round relative to `|d||u|`, so the discriminant is
+/// off by about `ε |d| / σ` of `σ²|u|²`.
+#[inline]
+fn discriminant<const D: usize>(d: [f64; D], u: [f64; D], sigma: f64, s: f64) -> f64 {
+    use crate::vector::{add_scaled, cross_norm_squared, dot};
+    let w: [f64; D] = add_scaled(u.map(|x| sigma * x), -s, d);
+    dot(w, w) - cross_norm_squared(d, u)
 }
 
 /// Whether a quadratic in `τ` whose discriminant multiplies squared lengths (`d`, `length`) by

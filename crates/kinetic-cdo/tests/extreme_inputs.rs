@@ -41,6 +41,10 @@
 //!     other, bounce between the walls forever at one instant, and `run(Stop::Time(..))` never
 //!     returned (a rattle in a gap of an ulp, or an inelastic collapse, likewise); `run` now
 //!     reports `SimError::Jammed`.
+//! 20. Pairs predicted from far away (`|d|` up to 5·10⁸ radius sums, as brute force predicts
+//!     every pair): the contact time's discriminant, a difference of two numbers of size
+//!     `|d|²|u|²`, was rounding noise; spheres collided at their closest approach (50 %
+//!     overlap) or without ever touching.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -1049,4 +1053,53 @@ fn snapshots_report_a_jam() {
             assert!(frames >= 1, "{every:?}, {stop:?}: the first frame is missing");
         }
     }
+}
+
+/// Two spheres of radius 10⁻³ in a walled cube of side `l`, head-on along x from `l/4` and
+/// `3l/4` at unit speeds, the second offset by `offset` along y.
+fn far_pair(l: f64, offset: f64, periodic: bool) -> (Vec<Particle<3>>, SimBox<3>) {
+    let (r, mid) = (1e-3, l / 2.0);
+    let particles = vec![
+        Particle::new([0.25 * l, mid, mid], [1.0, 0.0, 0.0], r, 1.0),
+        Particle::new([0.75 * l, mid + offset, mid], [-1.0, 0.0, 0.0], r, 1.0),
+    ];
+    (particles, SimBox::new([l; 3], [periodic; 3]).unwrap())
+}
+
+/// Item 20. Closed form: the centres close at speed 2 along x from `l/2` apart with a lateral
+/// offset `o`, and touch when the x gap is `√(σ² − o²)`: at `(l/2 − √(σ² − o²)) / 2`. With
+/// `o > σ` they never touch, and the first event of a walled box is particle 0 reaching the
+/// far wall at `0.75 l − r`.
+#[test]
+fn pairs_predicted_from_far_away_collide_at_contact() {
+    let sigma: f64 = 2e-3;
+    for l in [1e3, 1e4, 1e5, 1e6] {
+        for offset in [0.0, 0.001, 0.0015, 0.0019] {
+            let (particles, sim_box) = far_pair(l, offset, false);
+            let mut sim =
+                Simulation::new(particles, sim_box, SimConfig::default(), BruteForce::default()).unwrap();
+            let collision = sim.next_collision().unwrap();
+            assert_eq!(collision.kind, CollisionKind::Pair(0, 1), "l {l}, offset {offset}");
+            let exact = (0.5 * l - (sigma * sigma - offset * offset).sqrt()) / 2.0;
+            // The clock's rounding: an ulp of t, times the closing speed, against σ.
+            assert!((collision.time - exact).abs() <= 8.0 * f64::EPSILON * exact, "l {l}, offset {offset}");
+            // Positions round to an ulp of the coordinates (about l): that, against σ, is the
+            // overlap rounding leaves (it was 0.5 at l = 10⁶, 7.8e-7 at l = 10³).
+            let rounding = 8.0 * f64::EPSILON * l / sigma;
+            assert!(sim.max_overlap().abs() <= rounding, "l {l}, offset {offset}: {}", sim.max_overlap());
+        }
+        // Passing 1.5 radius sums apart: the wall comes first.
+        let (particles, sim_box) = far_pair(l, 0.003, false);
+        let mut sim =
+            Simulation::new(particles, sim_box, SimConfig::default(), BruteForce::default()).unwrap();
+        let collision = sim.next_collision().unwrap();
+        assert!(matches!(collision.kind, CollisionKind::Wall { particle: 0, .. }), "l {l}: {collision:?}");
+        assert_eq!(collision.time, 0.75 * l - 1e-3, "l {l}");
+    }
+    // Periodic, 10 radius sums apart: they pass each other for ever (every image of the other
+    // is 10 σ away sideways or a whole period along x), so no pair collides before t = 2l.
+    let (particles, sim_box) = far_pair(4e6, 0.02, true);
+    let mut sim = Simulation::new(particles, sim_box, SimConfig::default(), BruteForce::default()).unwrap();
+    sim.run(Stop::Time(8e6)).unwrap();
+    assert_eq!(sim.counters().collisions, 0);
 }

@@ -447,7 +447,7 @@ pub type CandidatePair<const D: usize> = (u32, u32, [f64; D]);
 /// assert!((sim.next_collision().unwrap().time - 1.0).abs() < 1e-12); // gap 3 − 1 at speed 2
 /// ```
 pub trait Cdo<const D: usize> {
-    /// A short name for reports ("cells", "segment trees", …).
+    /// A short name for reports ("subdivision", "segment trees", …).
     fn name(&self) -> &'static str;
 
     /// (Re)builds the structure from the state at `state.now()` and schedules every certificate.
@@ -502,6 +502,11 @@ pub trait Cdo<const D: usize> {
     /// asked for its certificate to be re-checked (a structure may schedule such checks to
     /// bound how far ahead it solves for failures) and nothing changed. As in `build`, the
     /// structure may move particles by whole periods.
+    ///
+    /// The failed certificate stays scheduled at its time until the structure schedules it
+    /// anew or cancels it ([`Certificates::cancel`]): a structure must do
+    /// one of the two here, or the same certificate fails again at the same instant forever
+    /// (a run with [`Stop::Time`](crate::Stop::Time) would then never return).
     fn certificate_failed<Q: EventQueue>(
         &mut self,
         slot: usize,
