@@ -234,13 +234,28 @@ fn point_sets_beyond_the_ranges_are_errors() {
     assert!(matches!(point_grid(&huge, 2), Err(GeneratorError::Geometry(_))));
     let nan = geometry_core::Aabb { min: DVec3::ZERO, max: DVec3::new(f64::NAN, 1.0, 1.0) };
     assert!(matches!(point_grid(&nan, 2), Err(GeneratorError::Geometry(_))));
-    for (lo, hi, step) in [(0.0, 1.0, 1e-320), (0.0, m, 1.0), (-1e308, 1e308, 1e308)] {
+    for (lo, hi, step) in [(0.0, 1.0, 1e-320), (0.0, m, 1.0), (-m, m, 1e300)] {
         match point_lattice(lo, hi, step) {
             Err(GeneratorError::OutOfRange { value, max, .. }) => {
                 assert!(value > max, "{lo} {hi} {step}: {value}");
             }
             other => panic!("{lo} {hi} {step}: {other:?}"),
         }
+    }
+    // A span wider than the largest double in a few steps is a valid lattice (`hi - lo`
+    // overflowed, and it was refused as too many points), exactly {-1e308, 0, 1e308} per axis.
+    let wide = point_lattice(-1e308, 1e308, 1e308).unwrap();
+    let axis: Vec<f64> = wide[..3].iter().map(|p| p.x).collect();
+    assert_eq!((wide.len(), axis), (27, vec![-1e308, 0.0, 1e308]));
+    // A rounded-up count whose last point would pass the largest double is refused (it came out
+    // infinite), found by the second review: 0 + 2·1e308, and 1e308 + 8·1e307.
+    for (lo, hi, step) in [(0.0, m, 1e308), (1e308, m, 1e307)] {
+        assert!(matches!(point_lattice(lo, hi, step), Err(GeneratorError::Geometry(_))), "{lo} {hi} {step}");
+    }
+    // Every point of an accepted lattice is finite, up to the top of the range.
+    for (lo, hi, step) in [(0.0, m, m / 2.0), (-m, m, m / 4.0), (m / 2.0, m, m / 8.0)] {
+        let points = point_lattice(lo, hi, step).unwrap();
+        assert!(points.iter().all(|p| p.is_finite()), "{lo} {hi} {step}");
     }
 }
 

@@ -364,6 +364,36 @@ fn coordinates_out_of_range_are_reported_at_their_line() {
     }
 }
 
+/// Texture and normal indices follow the vertex index's rules: 1-based, relative when negative,
+/// within the file's `vt` / `vn` statements (forward references allowed), in one of the four
+/// corner forms. `1/0`, `1/5` with one `vt`, and `1/` were accepted (found by a review).
+#[test]
+fn obj_texture_and_normal_indices_are_checked() {
+    let obj = |face: &str| format!("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\n{face}\nvt 1 1\n");
+    for accepted in ["f 1/1 2/2 3/1", "f 1/-1/1 2/1/-1 3//1", "f 1//1 2//1 3//1", "f 1 2 3"] {
+        let mesh = read_str(&obj(accepted), MeshFormat::Obj).unwrap();
+        assert_eq!(mesh.faces(), &[[0, 1, 2]], "{accepted}");
+    }
+    for refused in [
+        "f 1/0 2/1 3/1",
+        "f 1/1/0 2/1/1 3/1/1",
+        "f 1/3 2/1 3/1",
+        "f 1/1/2 2/1/1 3/1/1",
+        "f 1/-2 2/1 3/1",
+        "f 1/ 2/ 3/",
+        "f 1// 2// 3//",
+        "f 1/1/ 2/1/1 3/1/1",
+        "f /1 2 3",
+        "f 1/1/1/1 2 3",
+    ] {
+        let err = read_str(&obj(refused), MeshFormat::Obj).unwrap_err();
+        assert!(matches!(err, MeshIoError::Parse { line: Some(6), .. }), "{refused}: {err:?}");
+    }
+    // An index too long for any integer type is out of range, and says so.
+    let err = read_str(&obj("f 1 2 18446744073709551616"), MeshFormat::Obj).unwrap_err();
+    assert!(err.to_string().contains("out of range"), "{err}");
+}
+
 /// An OBJ vertex is `x y z`, `x y z w` or `x y z r g b`: 5 or 7 values are refused.
 #[test]
 fn obj_vertices_take_three_four_or_six_values() {

@@ -34,7 +34,8 @@ pub enum GeneratorError {
     OutOfRange {
         /// Which parameter.
         what: &'static str,
-        /// The value given.
+        /// The value given, or the count asked for (saturated at `usize::MAX` where it is
+        /// larger, as `point_lattice`'s points per axis can be).
         value: usize,
         /// Smallest supported value.
         min: usize,

@@ -87,10 +87,12 @@ pub fn point_grid(region: &Aabb, n: usize) -> Result<Vec<DVec3>, GeneratorError>
 /// The corner lattice `lo + i·step` on every axis, for `i = 0 ..= round((hi − lo) / step)`,
 /// in x-fastest order: exact for dyadic `lo` and `step`, so that points land exactly on the
 /// faces, edges and vertices of test bodies with dyadic coordinates (the degenerate cases that
-/// [`point_grid`] avoids on purpose).
+/// [`point_grid`] avoids on purpose). The count is rounded, so the last point may lie up to
+/// half a step beyond `hi` (`point_lattice(0.0, 1.0, 0.4)` ends at 1.2).
 ///
 /// # Errors
-/// [`GeneratorError::Geometry`] for non-finite input, `step <= 0` or `hi < lo`;
+/// [`GeneratorError::Geometry`] for non-finite input, `step <= 0`, `hi < lo`, or a last point
+/// beyond the largest double (`point_lattice(0.0, f64::MAX, 1e308)` would end at `2e308`);
 /// [`GeneratorError::OutOfRange`] for more than 2001 points per axis;
 /// [`GeneratorError::OutOfMemory`] when the points do not fit in memory.
 ///
@@ -105,6 +107,10 @@ pub fn point_grid(region: &Aabb, n: usize) -> Result<Vec<DVec3>, GeneratorError>
 /// assert!(point_lattice(1.0, 0.0, 0.5).is_err()); // hi < lo
 /// assert!(point_lattice(f64::NAN, 0.0, 0.5).is_err());
 /// assert!(point_lattice(0.0, 1e6, 1e-3).is_err()); // too many points
+/// assert!(point_lattice(0.0, f64::MAX, 1e308).is_err()); // would reach 2e308
+/// // A span wider than the largest double, in few steps.
+/// let wide = point_lattice(-1e308, 1e308, 1e308).unwrap();
+/// assert_eq!((wide.len(), wide[1].x, wide[2].x), (27, 0.0, 1e308));
 /// ```
 pub fn point_lattice(lo: f64, hi: f64, step: f64) -> Result<Vec<DVec3>, GeneratorError> {
     const MAX_PER_AXIS: usize = 2001;
@@ -119,7 +125,10 @@ pub fn point_lattice(lo: f64, hi: f64, step: f64) -> Result<Vec<DVec3>, Generato
             crate::GeometryError::NonPositive { what: "point_lattice hi - lo", value: hi - lo }.into()
         );
     }
-    let intervals = ((hi - lo) / step).round();
+    // `hi - lo` may overflow while the count does not: halve both first then.
+    let span = hi - lo;
+    let intervals =
+        if span.is_finite() { (span / step).round() } else { ((0.5 * hi - 0.5 * lo) / step * 2.0).round() };
     if intervals >= MAX_PER_AXIS as f64 {
         return Err(GeneratorError::OutOfRange {
             what: "point_lattice points per axis",
@@ -130,7 +139,12 @@ pub fn point_lattice(lo: f64, hi: f64, step: f64) -> Result<Vec<DVec3>, Generato
         });
     }
     let n = intervals as usize + 1;
-    let coordinate = |i: usize| lo + i as f64 * step;
+    // One rounding (fused): `i·step` alone may overflow where `lo + i·step` does not.
+    let coordinate = |i: usize| (i as f64).mul_add(step, lo);
+    if !coordinate(n - 1).is_finite() {
+        // Rounding the count up can carry the last point past the largest double.
+        return Err(crate::GeometryError::NonFinite { what: "point_lattice last point" }.into());
+    }
     let mut points = super::point_buffer(n * n * n, "point_lattice")?;
     for k in 0..n {
         for j in 0..n {

@@ -40,7 +40,8 @@ pub enum MeshIoError {
         source: std::io::Error,
     },
     /// The file does not follow its format: a malformed number, an unknown keyword, a wrong number
-    /// of values on a line, a negative or zero OBJ index, a malformed PLY header, a missing
+    /// of values on a line, an OBJ index of 0 or one outside the file's vertices (texture
+    /// coordinates, normals), a malformed PLY header, a missing
     /// `x`/`y`/`z` or `vertex_indices` property, an STL facet without `outer loop`, data after the
     /// last element or face (OFF, PLY, binary STL), ...
     #[error("{path}{}: {message}", LineSuffix(*.line))]
