@@ -511,8 +511,9 @@ impl FmmDlp {
     ///
     /// # Errors
     /// [`DlpError::InvalidConfig`] when `epsilon` is not finite and positive or no order up
-    /// to 30 reaches it; [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
-    /// non-finite or out-of-range point.
+    /// to 30 reaches it; [`DlpError::NonFinitePoint`] naming the first non-finite point, else
+    /// [`DlpError::PointOutOfRange`] naming the first out-of-range one (a batch is checked for
+    /// non-finite points first: `[0, 1e80, NaN]` names the NaN, index 2).
     ///
     /// ```
     /// use fmm_dlp::{FmmConfig, FmmDlp};
@@ -590,8 +591,9 @@ impl FmmDlp {
     /// Evaluates `J̃` with its error bound at points given in the body's frame.
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
-    /// non-finite or out-of-range point.
+    /// [`DlpError::NonFinitePoint`] naming the first non-finite point, else
+    /// [`DlpError::PointOutOfRange`] naming the first out-of-range one (a batch is checked for
+    /// non-finite points first: `[0, 1e80, NaN]` names the NaN, index 2).
     ///
     /// ```
     /// use fmm_dlp::{FmmConfig, FmmDlp};
@@ -811,8 +813,9 @@ impl FmmDlp {
     /// `J̃` at points in the body's frame.
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
-    /// non-finite or out-of-range point.
+    /// [`DlpError::NonFinitePoint`] naming the first non-finite point, else
+    /// [`DlpError::PointOutOfRange`] naming the first out-of-range one (a batch is checked for
+    /// non-finite points first: `[0, 1e80, NaN]` names the NaN, index 2).
     ///
     /// ```
     /// use fmm_dlp::{FmmConfig, FmmDlp};
@@ -829,8 +832,9 @@ impl FmmDlp {
     /// re-evaluated exactly (see the module docs on error control).
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
-    /// non-finite or out-of-range point.
+    /// [`DlpError::NonFinitePoint`] naming the first non-finite point, else
+    /// [`DlpError::PointOutOfRange`] naming the first out-of-range one (a batch is checked for
+    /// non-finite points first: `[0, 1e80, NaN]` names the NaN, index 2).
     ///
     /// ```
     /// use contact_core::Containment;
@@ -848,8 +852,9 @@ impl FmmDlp {
     /// exact evaluator (with grouping, one evaluation decides a whole group).
     ///
     /// # Errors
-    /// [`DlpError::NonFinitePoint`] or [`DlpError::PointOutOfRange`] naming the first
-    /// non-finite or out-of-range point.
+    /// [`DlpError::NonFinitePoint`] naming the first non-finite point, else
+    /// [`DlpError::PointOutOfRange`] naming the first out-of-range one (a batch is checked for
+    /// non-finite points first: `[0, 1e80, NaN]` names the NaN, index 2).
     ///
     /// ```
     /// use fmm_dlp::{FmmConfig, FmmDlp};

@@ -237,5 +237,9 @@ fn non_finite_points_are_reported_before_points_out_of_range() {
     assert_eq!(exact.contains_batch(&points), Err(DlpError::NonFinitePoint { index: 2 }));
     assert_eq!(fmm.contains_batch(&points), Err(DlpError::NonFinitePoint { index: 2 }));
     assert_eq!(fmm.classify(&points), Err(DlpError::NonFinitePoint { index: 2 }));
+    assert_eq!(fmm.potentials(&points), Err(DlpError::NonFinitePoint { index: 2 }));
+    assert_eq!(fmm.classify_with_stats(&points), Err(DlpError::NonFinitePoint { index: 2 }));
+    assert!(matches!(fmm.evaluate(&points), Err(DlpError::NonFinitePoint { index: 2 })));
+    assert_eq!(fmm.order_for_accuracy(&points, 1e-3), Err(DlpError::NonFinitePoint { index: 2 }));
     assert_eq!(exact.contains_batch(&points[..2]), Err(DlpError::PointOutOfRange { index: 1 }));
 }

@@ -39,17 +39,22 @@ pub enum UpdateStrategy {
 /// use geometry_core::{Aabb, DVec3};
 /// use hhgrid::{BaseCellSize, HhGridConfig, HierarchicalHashGrid};
 /// let config = HhGridConfig { base_cell_size: BaseCellSize::DensestLevel, ..HhGridConfig::default() };
-/// let mut grid = HierarchicalHashGrid::new(config).unwrap();
-/// // One small box first, then forty boxes of edge 3: with the thesis's rule the small box
-/// // would fix the levels; here the grids switch on with all 41 in view.
-/// grid.insert(Aabb::new(DVec3::ZERO, DVec3::splat(0.2)).unwrap()).unwrap();
-/// for i in 0..40 {
-///     let p = DVec3::new(f64::from(i) * 4.0, 0.0, 0.0);
-///     grid.insert(Aabb::new(p, p + DVec3::splat(3.0)).unwrap()).unwrap();
-/// }
-/// let (_, cell, _, objects) = grid.grid_summary().into_iter().max_by_key(|g| g.3).unwrap();
-/// assert_eq!(objects, 40);
-/// assert!(cell / 2.0 <= 3.0 && 3.0 < cell);
+/// // One small box first, then twenty boxes of edge 3 and twenty of edge 5. The thesis's rule
+/// // sizes the levels from the small box (c0 = 0.2·√2): the edges 3 and 5 fall on either side
+/// // of the cell size 0.2·√2·2⁴ = 4.5, in two levels. Here the grids switch on with all 41
+/// // in view, and c0 is chosen so that one level, [c/2, c), holds all forty.
+/// let levels = |config: HhGridConfig| {
+///     let mut grid = HierarchicalHashGrid::new(config).unwrap();
+///     grid.insert(Aabb::new(DVec3::ZERO, DVec3::splat(0.2)).unwrap()).unwrap();
+///     for i in 0..40 {
+///         let p = DVec3::new(f64::from(i) * 6.0, 0.0, 0.0);
+///         let edge = if i % 2 == 0 { 3.0 } else { 5.0 };
+///         grid.insert(Aabb::new(p, p + DVec3::splat(edge)).unwrap()).unwrap();
+///     }
+///     grid.grid_summary().into_iter().map(|g| g.3).max().unwrap()
+/// };
+/// assert_eq!(levels(HhGridConfig::default()), 20);
+/// assert_eq!(levels(config), 40);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum BaseCellSize {
@@ -90,8 +95,10 @@ pub enum PairOrder {
     /// The traversal order of Algorithm 4 (grids from fine to coarse, occupied cells by
     /// increasing storage index). Deterministic for a given history of operations; the fastest.
     /// After an incremental detection (see [`HhGridConfig::incremental_share`]) the pairs that
-    /// persist between unchanged objects keep their previous order, and the others (new pairs,
-    /// and the surviving pairs of objects that changed) follow.
+    /// persist keep their previous relative order: those between unchanged objects, and those
+    /// of changed objects whose boxes stayed within their fat boxes (they are re-tested in
+    /// place). The pairs new to the output follow, with the surviving pairs of changed objects
+    /// that left their fat boxes (those objects are queried anew).
     #[default]
     Traversal,
     /// Sorted by handle (each pair `(a, b)` has `a < b`): the same output for the same set of

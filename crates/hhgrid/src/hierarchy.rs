@@ -329,7 +329,10 @@ impl HierarchicalHashGrid {
             self.put_everywhere(id);
         } else if self.grids_active {
             self.assign(id);
-        } else if self.len > self.config.all_pairs_threshold {
+        } else if self.all_pairs.len() + 1 > self.config.all_pairs_threshold {
+            // Only objects with a box count (in all-pairs mode they are exactly the list; the
+            // unbounded ones are tested against everything anyway): counting those too switched
+            // a scene that inserts its planes first at its first box.
             // The threshold is exceeded: switch to grids, irreversibly (thesis §3.7).
             self.grids_active = true;
             let waiting = std::mem::take(&mut self.all_pairs);

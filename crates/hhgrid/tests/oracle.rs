@@ -699,3 +699,32 @@ fn a_grid_grows_while_an_update_beyond_its_coordinates_is_pending() {
     grid.find_pairs(&mut pairs);
     assert_eq!(pairs, vec![(handles[0], far_neighbour)]);
 }
+
+/// The switch from all-pairs mode to grids counts the objects with a box only: objects of
+/// `insert_unbounded` are tested against everything in either mode (a scene that inserted its
+/// planes first switched at its first box, found by a review).
+#[test]
+fn unbounded_objects_do_not_count_towards_the_all_pairs_threshold() {
+    for planes in 0..5usize {
+        let mut grid =
+            HierarchicalHashGrid::new(HhGridConfig { all_pairs_threshold: 3, ..HhGridConfig::default() })
+                .unwrap();
+        for _ in 0..planes {
+            grid.insert_unbounded(ObjectOptions::default()).unwrap();
+        }
+        let mut boxes = Vec::new();
+        for k in 0..3 {
+            let corner = DVec3::splat(2.0 * f64::from(k));
+            boxes.push(grid.insert(Aabb::new(corner, corner + 1.0).unwrap()).unwrap());
+            assert!(!grid.grids_active(), "{planes} planes, {} boxes", k + 1);
+        }
+        // The fourth box exceeds the threshold of 3.
+        boxes.push(grid.insert(Aabb::new(DVec3::splat(10.0), DVec3::splat(11.0)).unwrap()).unwrap());
+        assert!(grid.grids_active(), "{planes} planes");
+        // The boxes are apart: each meets every plane and nothing else.
+        let mut pairs = Vec::new();
+        grid.find_pairs(&mut pairs);
+        let with_a_box = pairs.iter().filter(|(a, b)| boxes.contains(a) || boxes.contains(b)).count();
+        assert_eq!(with_a_box, 4 * planes, "{planes} planes");
+    }
+}
