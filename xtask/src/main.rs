@@ -170,12 +170,15 @@ fn bench(root: &Path, args: &BenchArgs) -> ExitCode {
 }
 
 fn install_peers(root: &Path, args: &PeersArgs) -> ExitCode {
+    use std::io::Write;
     if !args.list
         && let Err(e) = peers::install(root, &args.python, PYTHON_PACKAGES)
     {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
+    // As in `list_suites`: a locked handle, stopping quietly on a closed pipe (`| head`).
+    let mut stdout = std::io::stdout().lock();
     let mut all = true;
     for package in PYTHON_PACKAGES {
         let state = if let Ok(env) = PythonEnv::find(root, &[package.module]) {
@@ -188,13 +191,18 @@ fn install_peers(root: &Path, args: &PeersArgs) -> ExitCode {
             all = false;
             "not installed".to_owned()
         };
-        println!(
+        if writeln!(
+            stdout,
             "{:10} {:28} used by {}: {}",
             package.pip,
             state,
             package.used_by.join(", "),
             package.purpose
-        );
+        )
+        .is_err()
+        {
+            break;
+        }
     }
     if args.list || all { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

@@ -13,7 +13,14 @@ pub fn duration(seconds: f64) -> String {
     if !seconds.is_finite() {
         return "—".to_owned();
     }
-    let (value, unit) = match seconds.abs() {
+    // The unit follows the value as printed (three digits): 0.9999 s is "1.00 s", not "1000 ms".
+    let shown = if seconds == 0.0 {
+        0.0
+    } else {
+        let step = 10f64.powi(seconds.abs().log10().floor() as i32 - 2);
+        (seconds / step).round() * step
+    };
+    let (value, unit) = match shown.abs() {
         s if s >= 1.0 => (seconds, "s"),
         s if s >= 1e-3 => (seconds * 1e3, "ms"),
         s if s >= 1e-6 => (seconds * 1e6, "µs"),
@@ -96,7 +103,9 @@ mod tests {
     fn carries() {
         assert_eq!(significant(9.996, 3), "10.0");
         assert_eq!(significant(99.96, 3), "100");
-        assert_eq!(duration(0.9999), "1000 ms");
+        assert_eq!(duration(0.9999), "1.00 s");
+        assert_eq!(duration(0.99949), "999 ms");
+        assert_eq!(duration(999.96e-6), "1.00 ms");
         assert_eq!(significant(-0.5, 2), "-0.50");
     }
 }

@@ -85,7 +85,9 @@ pub fn render(report: &Report) -> String {
     }
     let _ = writeln!(
         out,
-        "Every value above is also in [`{0}.csv`]({0}.csv) and [`{0}.json`]({0}.json) (times in seconds).",
+        "Every measured value above is also in [`{0}.csv`]({0}.csv) and [`{0}.json`]({0}.json), with its \
+         parameters (times in seconds unless the record's unit says otherwise); values derived from \
+         them in the tables (per-object times, shares, sums) follow from those records.",
         report.suite
     );
     out

@@ -88,6 +88,15 @@ struct FmmRun {
     exact_fallbacks: usize,
 }
 
+impl Row {
+    /// The case every record of the row carries: the mesh and the point set (`grid40`, or
+    /// `random` for the target case's random points).
+    fn case(&self) -> String {
+        let points = if self.grid > 0 { format!("grid{}", self.grid) } else { "random".into() };
+        format!("{}/{points}", self.mesh.name())
+    }
+}
+
 impl FmmRun {
     fn total(&self) -> f64 {
         self.setup + self.evaluation
@@ -175,8 +184,11 @@ fn run_fmm(
     truth: &[Containment],
 ) -> Result<(FmmRun, usize), String> {
     let config = FmmConfig { depth, group_clear_regions: grouped, ..FmmConfig::default() };
+    // The copy of the mesh is the caller's, not the setup's (the peers' timings leave their
+    // input arrays out too).
+    let mesh = mesh.clone();
     let start = Instant::now();
-    let fmm = FmmDlp::new(mesh.clone(), config).map_err(|e| e.to_string())?;
+    let fmm = FmmDlp::new(mesh, config).map_err(|e| e.to_string())?;
     let setup = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let (classes, exact_fallbacks) = fmm.classify_with_stats(points).map_err(|e| e.to_string())?;
@@ -188,8 +200,9 @@ fn run_fmm(
 fn measure(mesh_case: MeshCase, points_set: PointSet, plan: &Plan, peers: Peers<'_>) -> Result<Row, String> {
     let mesh = mesh_case.generate().map_err(|e| e.to_string())?;
     let points = points_set.generate(&mesh)?;
+    let copy = mesh.clone();
     let start = Instant::now();
-    let ray = RayCrossing::new(mesh.clone()).map_err(|e| e.to_string())?;
+    let ray = RayCrossing::new(copy).map_err(|e| e.to_string())?;
     let raycross_build = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let truth = ray.contains_batch(&points).map_err(|e| e.to_string())?;
@@ -395,7 +408,7 @@ fn add_tables(report: &mut Report, rows: &[Row]) {
     for row in rows {
         let pair = |r: &FmmRun| format!("{} + {}", duration(r.setup), duration(r.evaluation));
         table.push_row([
-            row.mesh.name(),
+            if row.grid > 0 { row.mesh.name() } else { format!("{} (random points)", row.mesh.name()) },
             row.triangles.to_string(),
             row.points.to_string(),
             pair(&row.pc),
@@ -407,27 +420,34 @@ fn add_tables(report: &mut Report, rows: &[Row]) {
             row.igl.map_or("–".to_owned(), |(t, d)| format!("{} ({d})", duration(t))),
             row.pc.exact_fallbacks.to_string(),
         ]);
+        let case = row.case();
+        let params = |r: Record| r.param("triangles", row.triangles).param("points", row.points);
         if let Some((seconds, disagreements)) = row.igl {
-            report.records.push(
-                Record::new(NAME, format!("{}/{}", row.mesh.name(), row.points), "igl_total", seconds, "s")
+            report.records.push(params(
+                Record::new(NAME, &case, "igl_total", seconds, "s")
                     .implementation(PEER)
                     .param("disagreements", disagreements),
-            );
+            ));
+            // The targets' ratios, ours over the peer's.
+            for (variant, run) in [("pc", row.pc), ("grouped", row.grouped)] {
+                report.records.push(params(
+                    Record::new(NAME, &case, format!("{variant}_total"), run.total(), "s")
+                        .compared_to(PEER, seconds),
+                ));
+            }
         }
         if let Some((seconds, disagreements)) = row.fmm3d {
-            report.records.push(
-                Record::new(NAME, format!("{}/{}", row.mesh.name(), row.points), "fmm3d_total", seconds, "s")
+            report.records.push(params(
+                Record::new(NAME, &case, "fmm3d_total", seconds, "s")
                     .implementation("FMM3D")
                     .param("eps", 1e-3)
                     .param("disagreements", disagreements),
-            );
+            ));
+            report.records.push(params(
+                Record::new(NAME, &case, "grouped_total", row.grouped.total(), "s")
+                    .compared_to("FMM3D", seconds),
+            ));
         }
-        let case = format!(
-            "{}/{}",
-            row.mesh.name(),
-            if row.grid > 0 { format!("grid{}", row.grid) } else { "random".into() }
-        );
-        let params = |r: Record| r.param("triangles", row.triangles).param("points", row.points);
         for (variant, run) in [("pc", row.pc), ("wc", row.wc), ("auto", row.auto), ("grouped", row.grouped)] {
             report.records.push(params(Record::new(NAME, &case, format!("{variant}_setup"), run.setup, "s")));
             report.records.push(params(Record::new(

@@ -961,7 +961,10 @@ fn targets_section(report: &mut Report) {
         .records
         .iter()
         .filter(|r| r.case.starts_with("parallel/") && r.metric == "parallel_speedup")
-        .map(|r| (r.case.trim_start_matches("parallel/").to_owned(), objects(r), r.value))
+        .map(|r| {
+            let scenario = r.case.trim_start_matches("parallel/");
+            (scenario.split("/N=").next().unwrap_or(scenario).to_owned(), objects(r), r.value)
+        })
         .collect();
     speedups.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     if !speedups.is_empty() {
@@ -1099,7 +1102,8 @@ fn parallel_section(report: &mut Report, scenarios: &[Scenario], sizes: &[usize]
                     times[way].push(step_times[way]);
                 }
             }
-            let id = format!("parallel/{}", scenario.id);
+            // N in the case too: the sizes' records differ in nothing else.
+            let id = format!("parallel/{}/N={n}", scenario.id);
             let ts = median_of(&times[0]);
             let mut row = vec![format!("`{}`", scenario.id), count(n), duration(ts)];
             let mut records = vec![("detect_serial", ts, "s")];

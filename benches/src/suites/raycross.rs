@@ -28,7 +28,7 @@ use crate::BenchError;
 use crate::containment::ParryTriMesh;
 use crate::report::format::{count, duration, significant};
 use crate::report::{LogLogPlot, Mode, Record, Report, Series, Table};
-use crate::timing::{Timing, TimingConfig, time};
+use crate::timing::{Timing, TimingConfig, time, time_each};
 use contact_core::{Containment, PointContainment};
 use geometry_core::generators::{FoamSize, point_grid, surrounding_cube};
 use geometry_core::{Aabb, DVec3, TriMesh};
@@ -38,7 +38,6 @@ use raycross::{PaperRayCrossing, RayCrossing, RayStats};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Display;
-use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// The raycross suite (see the [module documentation](self)).
@@ -528,44 +527,6 @@ fn prepare(case: MeshCase, plan: &Plan, peers: bool) -> Result<Prepared, String>
     Ok(Prepared { row, bbox: mesh.bounding_box(), mesh, fast, paper, parry })
 }
 
-/// Times `routine` on fresh inputs from `setup` like [`crate::timing::time_batched`], but drops
-/// each output before the next call (untimed, like the setup), so every build allocates from
-/// memory just freed rather than from fresh pages. (With all outputs of a sample kept alive, as
-/// `time_batched` does, first-touch page faults dominate the cheap builds: the paper structure of
-/// the level-5 sphere takes ~0.3 ms instead of ~0.03 ms.) Each call is timed on its own, so calls
-/// below a microsecond carry the timer's overhead.
-fn time_each<I, O>(
-    config: &TimingConfig,
-    mut setup: impl FnMut() -> I,
-    mut routine: impl FnMut(I) -> O,
-) -> Timing {
-    let started = Instant::now();
-    let mut call = || {
-        let input = setup();
-        let t = Instant::now();
-        let output = black_box(routine(black_box(input)));
-        let elapsed = t.elapsed();
-        drop(output);
-        elapsed
-    };
-    let first = call();
-    let iterations = if first >= config.min_sample_time {
-        1
-    } else {
-        let per_call = first.as_secs_f64().max(1e-9);
-        ((config.min_sample_time.as_secs_f64() / per_call).ceil() as usize).clamp(1, 1_000_000)
-    };
-    let mut per_call = Vec::with_capacity(config.samples.max(1));
-    while per_call.len() < config.samples.max(1) {
-        let total: Duration = (0..iterations).map(|_| call()).sum();
-        per_call.push(total.as_secs_f64() / iterations as f64);
-        if per_call.len() >= config.min_samples.max(1) && started.elapsed() >= config.max_total_time {
-            break;
-        }
-    }
-    Timing::from_samples(&per_call, iterations).expect("at least one sample is always taken")
-}
-
 /// Runs `imp` once on `points` and returns the answers and the run's duration (seconds).
 fn first_run<C>(imp: &C, points: &[DVec3]) -> Result<(Vec<Containment>, f64), String>
 where
@@ -741,7 +702,10 @@ fn add_build(report: &mut Report, meshes: &[MeshRow]) {
         params.insert("triangles".into(), json!(m.triangles));
         params.insert("vertices".into(), json!(m.vertices));
         let rec = |metric: &str, value: f64, unit: &str, mode: &str| {
-            Record::new(NAME, &case, metric, value, unit).params(&params).param("mode", mode)
+            // The mode in the case too: fast and paper records differ in nothing else.
+            Record::new(NAME, format!("{case}/{mode}"), metric, value, unit)
+                .params(&params)
+                .param("mode", mode)
         };
         let baseline = m.parry.map(|t| (t, m.triangles));
         report.records.extend(time_records(
@@ -813,7 +777,10 @@ fn add_classification(report: &mut Report, rows: &[Row]) {
         params.insert("points_in_box".into(), json!(row.in_box));
         params.insert("threads".into(), json!(1));
         let rec = |metric: &str, value: f64, unit: &str, mode: &str| {
-            Record::new(NAME, &case, metric, value, unit).params(&params).param("mode", mode)
+            // The mode in the case too: fast and paper records differ in nothing else.
+            Record::new(NAME, format!("{case}/{mode}"), metric, value, unit)
+                .params(&params)
+                .param("mode", mode)
         };
         let baseline = row.parry.map(|p| (p.timing, row.points));
         report.records.extend(time_records(
