@@ -596,6 +596,8 @@ impl Suite for HhGridMpi {
                 ("update time", r.t_update, "s"),
                 ("detection time", r.t_detection, "s"),
                 ("communication fraction", r.comm_fraction(), "ratio"),
+                ("communication time", r.communication(), "s"),
+                ("compute time", r.compute(), "s"),
                 ("ghosts held per rank", r.ghosts, "count"),
                 ("ghosts sent per rank", r.ghosts_sent, "count"),
                 ("migrants per rank", r.migrants, "count"),
@@ -799,7 +801,15 @@ impl Suite for HhGridMpi {
                 ("extrapolated ghosts per rank", traffic.ghosts, "count"),
                 ("extrapolated bytes per rank", traffic.bytes, "B"),
                 ("extrapolated step time", compute + comm, "s"),
+                ("extrapolated compute time", compute, "s"),
+                ("extrapolated communication time", comm, "s"),
                 ("extrapolated communication fraction", comm / (compute + comm), "ratio"),
+                ("extrapolated communication time, assumed network", comm_net, "s"),
+                (
+                    "extrapolated communication fraction, assumed network",
+                    comm_net / (compute + comm_net),
+                    "ratio",
+                ),
             ] {
                 report.records.push(
                     Record::new(NAME, "1e9 objects on 1e4 ranks", metric, value, unit)

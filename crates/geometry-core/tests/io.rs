@@ -918,3 +918,29 @@ fn a_byte_order_mark_is_skipped_in_every_format() {
         assert_eq!(read.vertices(), plain.vertices(), "{format:?}");
     }
 }
+
+/// STL facet normals of a valid mesh with tiny faces: the corner-unit tetrahedron scaled by
+/// 2⁻²⁸⁰ and moved to 2⁻²³⁰ (about 6e-70, inside the exact range) on every axis. Its edges are
+/// exact, and its cross products, about 1e-169, have squares that underflow in a plain
+/// normalisation (the facets were written with zero normals); it gets the unit one's normals
+/// bit for bit (found by the second I/O review).
+#[test]
+fn stl_facet_normals_of_tiny_faces_are_unit_vectors() {
+    let tetrahedron = |s: f64, at: f64| {
+        let vertices = [DVec3::ZERO, DVec3::X * s, DVec3::Y * s, DVec3::Z * s].map(|v| v + at).to_vec();
+        TriMesh::new(vertices, vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]).unwrap()
+    };
+    let normals = |mesh: &TriMesh| {
+        let mut text = Vec::new();
+        write_mesh_to(&mut text, mesh, MeshFormat::StlAscii).unwrap();
+        String::from_utf8(text)
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("facet normal ").map(str::to_owned))
+            .collect::<Vec<_>>()
+    };
+    let unit = normals(&tetrahedron(1.0, 0.0));
+    assert_eq!(unit.len(), 4);
+    assert_eq!(unit[0], "0.0 0.0 -1.0");
+    assert_eq!(normals(&tetrahedron(2f64.powi(-280), 2f64.powi(-230))), unit);
+}

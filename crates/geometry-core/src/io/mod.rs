@@ -29,7 +29,7 @@
 //! | [`StlBinary`](MeshFormat::StlBinary) | `.stl` | `f32` | 80-byte header, count, 50-byte records | zero header, `f32` corners and normals |
 //! | [`PlyAscii`](MeshFormat::PlyAscii) | `.ply` | text, exact `f64` | `vertex` `x y z` (any numeric type), `face` `vertex_indices` / `vertex_index` (list of any integer type); other elements and properties skipped | `double x, y, z`; `list uchar int vertex_indices` |
 //! | [`PlyBinary`](MeshFormat::PlyBinary) | `.ply` | `double` | as ASCII PLY, little- or big-endian | binary little-endian, `double` coordinates |
-//! | [`Off`](MeshFormat::Off) | `.off` | text, exact `f64` | `OFF` (also `COFF`, `NOFF`, ... with ignored extra values), counts, one vertex or face per line | `OFF`, counts, `x y z`, `3 a b c` |
+//! | [`Off`](MeshFormat::Off) | `.off` | text, exact `f64` | `OFF` (also `COFF`, `NOFF`, ...; extra numbers on a vertex line, such as a colour, are checked and ignored whatever the keyword), counts, one vertex or face per line | `OFF`, counts, `x y z`, `3 a b c` |
 //!
 //! * **Exact text round trip.** Text formats write coordinates with Rust's shortest round-trip
 //!   formatting (`{:?}` for OBJ, OFF and ASCII STL, `{}` for ASCII PLY), so writing and reading

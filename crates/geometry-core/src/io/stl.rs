@@ -201,10 +201,12 @@ fn read_ascii(data: &[u8], path: &str) -> Result<TriMesh, MeshIoError> {
     }
 }
 
-/// The unit normal of triangle `i` (zero if it underflows), for the facet records.
+/// The unit normal of triangle `i`, for the facet records: from the edges brought to unit size
+/// (`Triangle::unit_normal`), so that a tiny valid face gets its normal too (the plain cross
+/// product underflowed to a zero normal for corners 1e-70 apart); zero only for a degenerate
+/// face, which a validated mesh does not have.
 fn facet_normal(mesh: &TriMesh, i: usize) -> DVec3 {
-    let t = mesh.triangle(i);
-    (t.b - t.a).cross(t.c - t.a).normalize_or_zero()
+    mesh.triangle(i).unit_normal().unwrap_or(DVec3::ZERO)
 }
 
 /// Writes ASCII STL with shortest round-trip `f64` formatting.
