@@ -8,8 +8,9 @@
 //!
 //! 1. **setup**: create the structure and insert all `N` boxes (timed once: Figs. 21, 27);
 //! 2. the first `find_pairs`, then a few warm-up steps;
-//! 3. measured **steps**: the workload moves every object (not timed), then
-//!    `broad.update(handle, aabb)` for every object and one `find_pairs` (timed, as update and
+//! 3. measured **steps**: the workload moves every object and lists the moved objects'
+//!    handles and boxes (not timed), then `broad.update_many(&moved)` (the trait's loop of
+//!    `update`, or the structure's own batch update) and one `find_pairs` (timed, as update and
 //!    detection separately and together). Steps are grouped into samples; the report gives the
 //!    median (and minimum) time per step over the samples, and divides by `N` for
 //!    "ns per object and step".
@@ -468,12 +469,14 @@ fn run_contender<B: BroadPhase>(
     let t = Instant::now();
     broad.find_pairs(&mut pairs);
     let first_detection = t.elapsed().as_secs_f64();
+    let mut batch = Vec::new();
     let mut pair_counts = vec![pairs.len()];
     let first_fingerprint = fingerprint(&pairs, &index);
 
     for _ in 0..plan.warmup {
         w.step();
-        update_moved(&mut broad, &handles, &w).map_err(err)?;
+        moved_boxes(&handles, &w, &mut batch);
+        broad.update_many(&batch).map_err(err)?;
         broad.find_pairs(&mut pairs);
         pair_counts.push(pairs.len());
     }
@@ -489,8 +492,9 @@ fn run_contender<B: BroadPhase>(
         let (mut update, mut detect) = (0.0, 0.0);
         for _ in 0..group {
             w.step();
+            moved_boxes(&handles, &w, &mut batch);
             let t0 = Instant::now();
-            update_moved(&mut broad, &handles, &w).map_err(err)?;
+            broad.update_many(&batch).map_err(err)?;
             let t1 = Instant::now();
             broad.find_pairs(&mut pairs);
             let t2 = Instant::now();
@@ -525,14 +529,15 @@ fn run_contender<B: BroadPhase>(
     })
 }
 
-/// Gives `broad` the boxes of the objects the workload's last step moved: every object, or under
-/// sparse motion only the movers (a simulation does not update resting bodies).
-#[inline]
-fn update_moved<B: BroadPhase>(broad: &mut B, handles: &[B::Handle], w: &Workload) -> Result<(), B::Error> {
+/// Fills `batch` with the handles and new boxes of the objects the workload's last step moved:
+/// every object, or under sparse motion only the movers (a simulation does not update resting
+/// bodies). Not timed: a simulation has its bodies' boxes at hand, in the order it keeps them.
+fn moved_boxes<H: Copy>(handles: &[H], w: &Workload, batch: &mut Vec<(H, Aabb)>) {
     let boxes = w.boxes();
+    batch.clear();
     match w.moved() {
-        Some(movers) => movers.iter().try_for_each(|&i| broad.update(handles[i], boxes[i])),
-        None => handles.iter().zip(boxes).try_for_each(|(h, b)| broad.update(*h, *b)),
+        Some(movers) => batch.extend(movers.iter().map(|&i| (handles[i], boxes[i]))),
+        None => batch.extend(handles.iter().copied().zip(boxes.iter().copied())),
     }
 }
 
@@ -1270,8 +1275,10 @@ fn introduction(report: &mut Report, plan: &StepPlan) {
         "For each scenario and N every contender runs the same sequence of steps: **setup** = creating \
          the structure and inserting all N boxes; then one detection and {} untimed warm-up steps (the \
          same number at every N); then the timed steps (`clamp({} / N, {}, {})` of them, rounded up \
-         to a whole number of equal samples, fewer for slow contenders once {} are spent), each = `update(handle, aabb)` of every object (in the resting scene, of the movers \
-         only) plus one `find_pairs` (moving the objects is not timed). The timed steps are split into up to {} samples; times are the median \
+         to a whole number of equal samples, fewer for slow contenders once {} are spent), each = one `update_many` with the new boxes of every object (in the resting scene, of the movers \
+         only, in index order) plus one `find_pairs` (moving the objects and listing their handles and boxes \
+         is not timed). `update_many` is the `BroadPhase` trait's loop of `update(handle, aabb)` for every \
+         contender except hhgrid, whose own version prefetches the records of the objects a few places ahead. The timed steps are split into up to {} samples; times are the median \
          (and minimum) per step over the samples; **ns/object** = step time / N. Ratios are taken \
          against parry3d's BVH measured in the same run (below 1 = faster than parry). Single thread; \
          hhgrid with `find_pairs` (serial). The timed window is longer at small N (up to {} steps) \

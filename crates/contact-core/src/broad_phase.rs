@@ -61,6 +61,39 @@ pub trait BroadPhase {
     /// As [`insert`](BroadPhase::insert) and [`remove`](BroadPhase::remove).
     fn update(&mut self, handle: Self::Handle, aabb: Aabb) -> Result<(), Self::Error>;
 
+    /// Replaces the boxes of many objects, in order: the same as [`update`](BroadPhase::update)
+    /// of each pair `(handle, aabb)` in turn. Implementations may override it to be faster
+    /// (say, by overlapping the memory accesses of consecutive updates), never to act
+    /// differently.
+    ///
+    /// # Errors
+    /// The error of the first update that fails; the updates before it are applied, it and
+    /// those after it are not.
+    ///
+    /// ```
+    /// use contact_core::{AllPairs, BroadPhase};
+    /// use geometry_core::{Aabb, DVec3};
+    /// let mut broad = AllPairs::new();
+    /// let unit = |x: f64| Aabb::new(DVec3::new(x, 0.0, 0.0), DVec3::new(x + 1.0, 1.0, 1.0)).unwrap();
+    /// let (a, b) = (broad.insert(unit(0.0)).unwrap(), broad.insert(unit(5.0)).unwrap());
+    /// let mut pairs = Vec::new();
+    /// broad.find_pairs(&mut pairs);
+    /// assert!(pairs.is_empty());
+    /// broad.update_many(&[(a, unit(2.0)), (b, unit(2.5))]).unwrap();
+    /// broad.find_pairs(&mut pairs);
+    /// assert_eq!(pairs.len(), 1);
+    /// // A removed handle stops the batch: the update before it stays applied.
+    /// broad.remove(b).unwrap();
+    /// assert!(broad.update_many(&[(a, unit(9.0)), (b, unit(9.0)), (a, unit(0.0))]).is_err());
+    /// assert_eq!(broad.aabb(a), Some(unit(9.0)));
+    /// ```
+    fn update_many(&mut self, updates: &[(Self::Handle, Aabb)]) -> Result<(), Self::Error> {
+        for &(handle, aabb) in updates {
+            self.update(handle, aabb)?;
+        }
+        Ok(())
+    }
+
     /// Clears `pairs` and fills it with every overlapping pair, each exactly once.
     fn find_pairs(&mut self, pairs: &mut Vec<(Self::Handle, Self::Handle)>);
 

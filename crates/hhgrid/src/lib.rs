@@ -80,6 +80,7 @@ mod hierarchy;
 mod incremental;
 mod memory;
 mod packed;
+mod prefetch;
 mod query;
 mod radix;
 mod sharing;
@@ -110,6 +111,15 @@ impl BroadPhase for HierarchicalHashGrid {
 
     fn update(&mut self, handle: Handle, aabb: Aabb) -> Result<(), HhGridError> {
         self.update_object(handle, aabb)
+    }
+
+    /// As the trait says, with each update asking for the records of an object a few places
+    /// ahead in `updates`, so that the memory accesses of consecutive updates overlap: in a
+    /// large structure where a scattered few objects move, much faster than a loop of
+    /// [`update`](BroadPhase::update) (measured at 10⁶ objects, 5 % moving: 2.7× on the updates
+    /// alone). On targets other than x86-64 it is that loop.
+    fn update_many(&mut self, updates: &[(Handle, Aabb)]) -> Result<(), HhGridError> {
+        self.update_objects(updates)
     }
 
     fn find_pairs(&mut self, pairs: &mut Vec<(Handle, Handle)>) {

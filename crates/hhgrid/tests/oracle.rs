@@ -113,7 +113,18 @@ enum Op {
     /// Scale the box's edges by a factor, keeping its minimum corner (rotation or deformation:
     /// the object may change grid level).
     Scale(usize, f64),
+    /// `update_many` of nudges (an object may appear more than once), with a removed object's
+    /// handle slipped in at the given position when one exists: the batch then stops there.
+    Batch(Vec<(usize, [f64; 3])>, Option<usize>),
     Detect,
+}
+
+fn arb_batch() -> impl Strategy<Value = Op> {
+    (
+        prop::collection::vec((any::<usize>(), [-0.3..0.3f64, -0.3..0.3, -0.3..0.3]), 0..40),
+        prop::option::weighted(0.2, any::<usize>()),
+    )
+        .prop_map(|(moves, stale)| Op::Batch(moves, stale))
 }
 
 fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
@@ -125,6 +136,7 @@ fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
             4 => (any::<usize>(), [-0.3..0.3f64, -0.3..0.3, -0.3..0.3]).prop_map(|(i, d)| Op::Nudge(i, d)),
             2 => (any::<usize>(), arb_box()).prop_map(|(i, b)| Op::Replace(i, b)),
             1 => (any::<usize>(), arb_far_box()).prop_map(|(i, b)| Op::Replace(i, b)),
+            1 => arb_batch(),
             1 => Just(Op::Detect),
         ],
         1..120,
@@ -200,6 +212,7 @@ fn run(config: HhGridConfig, ops: Vec<Op>) -> Result<(), TestCaseError> {
     let mut grid = HierarchicalHashGrid::new(config).unwrap();
     let mut model: BTreeMap<Handle, Object> = BTreeMap::new();
     let mut live: Vec<Handle> = Vec::new();
+    let mut removed: Vec<Handle> = Vec::new();
     for op in ops {
         match op {
             Op::Insert(b, options) => {
@@ -218,6 +231,7 @@ fn run(config: HhGridConfig, ops: Vec<Op>) -> Result<(), TestCaseError> {
                 grid.remove(h).unwrap();
                 model.remove(&h);
                 prop_assert!(grid.remove(h).is_err());
+                removed.push(h);
             }
             Op::Nudge(i, d) if !live.is_empty() => {
                 let h = live[i % live.len()];
@@ -246,6 +260,33 @@ fn run(config: HhGridConfig, ops: Vec<Op>) -> Result<(), TestCaseError> {
                     let scaled = Aabb::new(b.min, b.min + b.extents() * factor).unwrap();
                     grid.update(h, scaled).unwrap();
                     object.aabb = Some(scaled);
+                }
+            }
+            Op::Batch(moves, stale) => {
+                // The boxes each entry sets, in order (an object's later entry moves on from its
+                // earlier one); only the entries before a stale handle may reach the model.
+                let mut boxes: BTreeMap<Handle, Aabb> = BTreeMap::new();
+                let mut batch = Vec::new();
+                for (i, d) in moves {
+                    let Some(&h) = live.get(i % live.len().max(1)) else { break };
+                    let Some(b) = boxes.get(&h).copied().or(model[&h].aabb) else { continue };
+                    let shift = DVec3::from(d) * b.longest_edge().max(1e-3);
+                    let moved = Aabb::new(b.min + shift, b.max + shift).unwrap();
+                    boxes.insert(h, moved);
+                    batch.push((h, moved));
+                }
+                let cut = match (stale, removed.last()) {
+                    (Some(k), Some(&dead)) => {
+                        let k = k % (batch.len() + 1);
+                        batch.insert(k, (dead, Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap()));
+                        k
+                    }
+                    _ => batch.len(),
+                };
+                let result = grid.update_many(&batch);
+                prop_assert_eq!(result.is_err(), cut < batch.len());
+                for &(h, b) in &batch[..cut] {
+                    model.get_mut(&h).unwrap().aabb = Some(b);
                 }
             }
             Op::Detect => check_detection(&mut grid, &model)?,
@@ -302,6 +343,7 @@ fn arb_small_change() -> impl Strategy<Value = Op> {
         2 => any::<usize>().prop_map(Op::Remove),
         6 => (any::<usize>(), [-0.3..0.3f64, -0.3..0.3, -0.3..0.3]).prop_map(|(i, d)| Op::Nudge(i, d)),
         2 => (any::<usize>(), arb_box()).prop_map(|(i, b)| Op::Replace(i, b)),
+        1 => arb_batch(),
     ]
 }
 
