@@ -73,6 +73,13 @@ impl CellTable {
     }
 
     /// The slot of cell `cell`, or [`EMPTY`].
+    /// Prefetches the entry of `cell` (see [`crate::prefetch`]; the directory is small enough to
+    /// stay in the cache).
+    #[inline]
+    pub(crate) fn prefetch(&self, cell: u32) {
+        crate::prefetch::prefetch(&self.pool, self.index(cell));
+    }
+
     #[inline]
     pub(crate) fn get(&self, cell: u32) -> u32 {
         self.pool[self.index(cell)]

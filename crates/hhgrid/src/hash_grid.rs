@@ -269,6 +269,16 @@ impl HashGrid {
         (objects.len() - 1) as u32
     }
 
+    /// Prefetches the occupied-list entry of `cell`, if it is occupied (its table entry should be
+    /// in the cache already, see [`CellTable::prefetch`]).
+    #[inline]
+    pub(crate) fn prefetch_occupied(&self, cell: u32) {
+        let slot = self.cells.get(cell);
+        if slot != EMPTY {
+            crate::prefetch::prefetch(&self.occupied, slot as usize);
+        }
+    }
+
     /// Removes the object at `position` of `cell` by swap-remove; returns the object that moved
     /// into `position`, whose stored position the caller must update.
     pub(crate) fn remove(&mut self, cell: u32, position: u32) -> Option<u32> {

@@ -770,3 +770,80 @@ fn unbounded_objects_do_not_count_towards_the_all_pairs_threshold() {
         assert_eq!(with_a_box, 4 * planes, "{planes} planes");
     }
 }
+
+/// `update_many` acts as `update` of each in turn, also in a structure large enough for its
+/// prefetching pipeline (from 2¹⁷ objects): moves within a cell and across cells, jumps, size
+/// changes that move objects between grids, an object updated twice in one batch, and a batch
+/// cut short by a removed handle. Two structures receive the same changes, one by batches and
+/// one by single updates; their detections must agree pair for pair, in order.
+#[test]
+fn batch_updates_of_a_large_scene_equal_single_updates() {
+    let n = 140_000u32;
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut unit = move || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let side = (f64::from(n) * 8.0 / 2.0).cbrt();
+    let (mut batched, mut single) = (HierarchicalHashGrid::default(), HierarchicalHashGrid::default());
+    let mut objects: Vec<(Handle, Aabb)> = Vec::new();
+    for _ in 0..n {
+        let min = DVec3::new(unit(), unit(), unit()) * side;
+        let b = Aabb::new(min, min + 1.0).unwrap();
+        let h = batched.insert(b).unwrap();
+        assert_eq!(single.insert(b).unwrap(), h);
+        objects.push((h, b));
+    }
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for round in 0..3 {
+        let mut batch = Vec::new();
+        for (i, (h, b)) in objects.iter_mut().enumerate() {
+            let moved = match (i + round) % 7 {
+                // A nudge, often across a cell boundary.
+                0..=3 => {
+                    let shift = DVec3::new(unit() - 0.5, unit() - 0.5, unit() - 0.5) * 0.6;
+                    Aabb::new(b.min + shift, b.max + shift).unwrap()
+                }
+                // A jump anywhere.
+                4 => {
+                    let min = DVec3::new(unit(), unit(), unit()) * side;
+                    Aabb::new(min, min + b.extents()).unwrap()
+                }
+                // A change of size: to another grid and back.
+                5 => Aabb::new(b.min, b.min + if b.longest_edge() > 2.0 { 1.0 } else { 3.0 }).unwrap(),
+                _ => continue,
+            };
+            *b = moved;
+            batch.push((*h, moved));
+            if i % 1000 == 0 {
+                // The same object again within the batch.
+                let again = Aabb::new(b.min + 0.25, b.max + 0.25).unwrap();
+                *b = again;
+                batch.push((*h, again));
+            }
+        }
+        batched.update_many(&batch).unwrap();
+        for &(h, b) in &batch {
+            single.update(h, b).unwrap();
+        }
+        batched.find_pairs(&mut ours);
+        single.find_pairs(&mut theirs);
+        assert!(ours.len() > n as usize, "round {round}: {} pairs", ours.len());
+        assert!(ours == theirs, "round {round}: the batched structure reports other pairs");
+    }
+    // A removed handle halfway through a batch: the updates before it are applied, the rest not.
+    let (gone, _) = objects.swap_remove(0);
+    batched.remove(gone).unwrap();
+    single.remove(gone).unwrap();
+    let mut batch: Vec<(Handle, Aabb)> =
+        objects.iter().map(|&(h, b)| (h, Aabb::new(b.min + 0.4, b.max + 0.4).unwrap())).collect();
+    let cut = batch.len() / 2;
+    batch.insert(cut, (gone, Aabb::new(DVec3::ZERO, DVec3::ONE).unwrap()));
+    assert!(batched.update_many(&batch).is_err());
+    for &(h, b) in &batch[..cut] {
+        single.update(h, b).unwrap();
+    }
+    batched.find_pairs(&mut ours);
+    single.find_pairs(&mut theirs);
+    assert!(ours == theirs, "the cut batch applied other updates than those before the removed handle");
+}
