@@ -206,7 +206,7 @@ impl HierarchicalHashGrid {
     ) {
         // Snapshot the cells' boxes (see the `packed` module).
         let objects = (&self.aabbs[..], &self.meta[..], &self.locations[..]);
-        crate::packed::fill(&mut self.packed, &self.grids, objects, &mut self.packed_positions, parallel);
+        crate::packed::fill(&mut self.packed, &mut self.grids, objects, &mut self.packed_positions, parallel);
         let units = self.units(if parallel { CELLS_PER_UNIT } else { usize::MAX });
         if parallel && units.len() > 1 {
             let buffers = crate::sharing::map_indices(units.len(), |i| {

@@ -340,6 +340,24 @@ impl HashGrid {
         }
     }
 
+    /// Reorders the occupied list as `order` says: `order[i]` is `cell << 32 | slot`, sorted by
+    /// cell, and slot `order[i] as u32` moves to position `i` (the cell table follows).
+    /// Afterwards `order[i] as u32 == i`. `scratch` is reusable space (left empty).
+    pub(crate) fn adopt_order(&mut self, order: &mut [u64], scratch: &mut Vec<OccupiedCell>) {
+        debug_assert_eq!(order.len(), self.occupied.len());
+        scratch.clear();
+        scratch.extend(order.iter().map(|&key| {
+            let vacated = OccupiedCell { cell: 0, objects: CellObjects::new() };
+            std::mem::replace(&mut self.occupied[key as u32 as usize], vacated)
+        }));
+        std::mem::swap(&mut self.occupied, scratch);
+        scratch.clear();
+        for (slot, (o, key)) in self.occupied.iter().zip(order.iter_mut()).enumerate() {
+            self.cells.set(o.cell, slot as u32);
+            *key = u64::from(o.cell) << 32 | slot as u64;
+        }
+    }
+
     /// Heap bytes held by this grid.
     pub(crate) fn memory_bytes(&self) -> usize {
         let spilled: usize = self
@@ -359,6 +377,45 @@ impl HashGrid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `adopt_order` sorts the occupied list by cell, keeps every cell's objects, and leaves the
+    /// cell table and the keys pointing at the new slots.
+    #[test]
+    fn adopting_the_traversal_order_keeps_every_cell() {
+        let mut grid = HashGrid::new(0, 1.0, 0.5, [16, 16, 16], 0);
+        let mut state = 7u64;
+        let mut next = move || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as u32
+        };
+        let mut expected = std::collections::BTreeMap::new();
+        for object in 0..3000 {
+            let cell = next() % grid.cell_count() as u32;
+            grid.insert(object, cell);
+            expected.entry(cell).or_insert_with(Vec::new).push(object);
+        }
+        // Some cells emptied again, so that swap-removes scramble the list.
+        for cell in expected.keys().copied().step_by(5).collect::<Vec<_>>() {
+            for _ in expected.remove(&cell).unwrap() {
+                grid.remove(cell, 0);
+            }
+        }
+        let mut order: Vec<u64> =
+            grid.occupied.iter().enumerate().map(|(slot, o)| u64::from(o.cell) << 32 | slot as u64).collect();
+        order.sort_unstable();
+        let mut scratch = Vec::new();
+        grid.adopt_order(&mut order, &mut scratch);
+        assert!(scratch.is_empty());
+        let cells: Vec<u32> = grid.occupied.iter().map(|o| o.cell).collect();
+        assert_eq!(cells, expected.keys().copied().collect::<Vec<_>>());
+        for (slot, o) in grid.occupied.iter().enumerate() {
+            assert_eq!(grid.cells.get(o.cell), slot as u32);
+            assert_eq!(order[slot], u64::from(o.cell) << 32 | slot as u64);
+            let mut objects = o.objects.to_vec();
+            objects.sort_unstable();
+            assert_eq!(objects, expected[&o.cell]);
+        }
+    }
 
     /// Every neighbour offset (inner and border cells, every direction) lands on the cell that
     /// hashing the neighbour's coordinates gives, including across the periodic wrap.
