@@ -9,15 +9,6 @@ use crate::{
 };
 use geometry_core::Aabb;
 
-/// What [`HierarchicalHashGrid::prefetch_cells`] asks for.
-#[derive(Debug, Clone, Copy)]
-enum CellStage {
-    /// The cells' entries in the cell table.
-    Table,
-    /// The cells' entries in the occupied list (after their table entries arrived).
-    Objects,
-}
-
 /// Where an object is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Location {
@@ -573,7 +564,7 @@ impl HierarchicalHashGrid {
     /// cells they leave and enter no longer fit in the cache.
     pub(crate) fn update_objects(&mut self, updates: &[(Handle, Aabb)]) -> Result<(), HhGridError> {
         /// From this many objects, the cells are prefetched as well (measured, thesis workload:
-        /// update 66 -> 48 ns per object at 10⁶ objects, 55 -> 45 at 3·10⁵, but 20 -> 36 at
+        /// update 66 -> 39 ns per object at 10⁶ objects, 55 -> 45 at 3·10⁵, but 20 -> 36 at
         /// 10⁴, where the cells are in the cache and the pipeline's extra cell computations
         /// are pure cost).
         const CELLS_FROM: usize = 1 << 17;
@@ -581,6 +572,7 @@ impl HierarchicalHashGrid {
         // Three stages, half the distance apart (measured: 8 apart gave the fastest updates at
         // 10⁶ objects).
         const STAGE: usize = DISTANCE / 2;
+        const RING: usize = 2 * STAGE;
         if self.aabbs.len() < CELLS_FROM {
             for (i, &(handle, aabb)) in updates.iter().enumerate() {
                 if let Some(&(ahead, _)) = updates.get(i + DISTANCE) {
@@ -590,15 +582,26 @@ impl HierarchicalHashGrid {
             }
             return Ok(());
         }
+        // The cells that the update at position `m` leaves and enters, found by the table
+        // stage and kept for the object-list stage `STAGE` updates later (the ring holds more).
+        let mut moves = [None; RING];
         for (i, &(handle, aabb)) in updates.iter().enumerate() {
             if let Some(&(ahead, _)) = updates.get(i + 3 * STAGE) {
                 self.prefetch_records(ahead.index);
             }
             if let Some((ahead, new_box)) = updates.get(i + 2 * STAGE) {
-                self.prefetch_cells(ahead.index, new_box, CellStage::Table);
+                let cells = self.cell_change(ahead.index, new_box);
+                if let Some((g, cells)) = cells {
+                    for c in cells {
+                        self.grids[g].cells.prefetch(c);
+                    }
+                }
+                moves[(i + 2 * STAGE) % RING] = cells;
             }
-            if let Some((ahead, new_box)) = updates.get(i + STAGE) {
-                self.prefetch_cells(ahead.index, new_box, CellStage::Objects);
+            if let Some((g, cells)) = moves[(i + STAGE) % RING].take() {
+                for c in cells {
+                    self.grids[g].prefetch_occupied(c);
+                }
             }
             self.update_object(handle, aabb)?;
         }
@@ -616,20 +619,15 @@ impl HierarchicalHashGrid {
         self.changes.prefetch(id);
     }
 
-    /// If object `id` is in a grid and its new box `new_box` falls in another cell of it, prefetches
-    /// the `stage` of both cells.
+    /// The grid and the old and new cells of object `id` if it is in a grid and its new box
+    /// `new_box` falls in another cell of it.
     #[inline]
-    fn prefetch_cells(&self, id: u32, new_box: &Aabb, stage: CellStage) {
-        let Some(&Location::Grid { grid, cell, .. }) = self.locations.get(id as usize) else { return };
+    fn cell_change(&self, id: u32, new_box: &Aabb) -> Option<(usize, [u32; 2])> {
+        let Some(&Location::Grid { grid, cell, .. }) = self.locations.get(id as usize) else { return None };
         let g = &self.grids[grid as usize];
         // (An invalid box is refused by the update itself; its cell is merely not prefetched.)
-        let Some(new_cell) = g.home_cell(new_box).filter(|&c| c != cell) else { return };
-        for c in [cell, new_cell] {
-            match stage {
-                CellStage::Table => g.cells.prefetch(c),
-                CellStage::Objects => g.prefetch_occupied(c),
-            }
-        }
+        let new_cell = g.home_cell(new_box).filter(|&c| c != cell)?;
+        Some((grid as usize, [cell, new_cell]))
     }
 
     pub(crate) fn update_object(&mut self, handle: Handle, aabb: Aabb) -> Result<(), HhGridError> {

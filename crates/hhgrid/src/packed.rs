@@ -184,6 +184,14 @@ impl<T> SharedSlice<T> {
         // SAFETY: in bounds (just checked); exclusive per the caller's guarantee.
         unsafe { self.start.add(i).write(value) }
     }
+
+    /// Prefetches index `i` (see [`crate::prefetch`]); nothing for an index out of range.
+    #[inline]
+    fn prefetch(self, i: usize) {
+        if i < self.len {
+            crate::prefetch::prefetch_address(self.start.wrapping_add(i));
+        }
+    }
 }
 
 /// The rows of one grid.
@@ -380,6 +388,10 @@ pub(crate) fn fill(
     let positions = &positions[..];
     let write = |first: usize, locations: &[Location]| {
         for (k, location) in locations.iter().enumerate() {
+            if let Some(&Location::Grid { grid, .. }) = locations.get(k + crate::prefetch::DISTANCE) {
+                let ahead = first + k + crate::prefetch::DISTANCE;
+                targets[grid as usize].prefetch(positions[ahead] as usize);
+            }
             if let Location::Grid { grid, .. } = *location {
                 let id = first + k;
                 let entry = PackedEntry::new(&aabbs[id], id as u32, meta[id].generation);

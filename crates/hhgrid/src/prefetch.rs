@@ -17,18 +17,29 @@ pub(crate) const DISTANCE: usize = 16;
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "a single instruction or two in the hottest loops")]
 pub(crate) fn prefetch<T>(slice: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
     if let Some(record) = slice.get(i) {
+        prefetch_address(std::ptr::from_ref(record));
+    }
+}
+
+/// Hints the processor to bring the record at `record` into the cache (both ends). Any address
+/// will do: a prefetch never faults and reads nothing into the program, so the pointer is not
+/// dereferenced and need not be valid (an invalid one merely wastes the hint).
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "a single instruction or two in the hottest loops")]
+pub(crate) fn prefetch_address<T>(record: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let first = std::ptr::from_ref(record).cast::<i8>();
+        let first = record.cast::<i8>();
         let last = first.wrapping_add(size_of::<T>().saturating_sub(1));
-        // SAFETY: SSE is part of the x86-64 baseline. A prefetch is only a hint: it reads
-        // nothing into the program, never faults, and both addresses lie inside `record`.
+        // SAFETY: SSE is part of the x86-64 baseline. A prefetch is only a hint: it never
+        // faults, whatever the address, and changes nothing the program can observe.
         unsafe {
             _mm_prefetch::<_MM_HINT_T0>(first);
             _mm_prefetch::<_MM_HINT_T0>(last);
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (slice, i);
+    let _ = record;
 }
