@@ -650,8 +650,11 @@ impl<P: Payload> DistributedGrid<P> {
 
         // Update: owned boxes, then ghosts (update the known, insert the new, drop the stale).
         let started = Instant::now();
+        // One batch for the owned boxes: the grid overlaps the memory accesses of its updates.
+        let owned: Vec<(Handle, Aabb)> =
+            self.handles.iter().copied().zip(self.objects.iter().map(|(aabb, _)| *aabb)).collect();
+        self.grid.update_many(&owned).expect("owned handles are live, boxes checked");
         for ((handle, id), (aabb, _)) in self.handles.iter().zip(&self.ids).zip(&self.objects) {
-            self.grid.update(*handle, *aabb).expect("owned handles are live, boxes checked");
             self.entries[handle.index() as usize] =
                 Entry { id: *id, size: aabb.longest_edge(), owned: true, seen: self.steps };
         }

@@ -343,13 +343,22 @@ impl HashGrid {
     /// Reorders the occupied list as `order` says: `order[i]` is `cell << 32 | slot`, sorted by
     /// cell, and slot `order[i] as u32` moves to position `i` (the cell table follows).
     /// Afterwards `order[i] as u32 == i`. `scratch` is reusable space (left empty).
-    pub(crate) fn adopt_order(&mut self, order: &mut [u64], scratch: &mut Vec<OccupiedCell>) {
+    /// With `parallel`, the cells are copied by several tasks (moved, serially).
+    pub(crate) fn adopt_order(&mut self, order: &mut [u64], scratch: &mut Vec<OccupiedCell>, parallel: bool) {
         debug_assert_eq!(order.len(), self.occupied.len());
         scratch.clear();
-        scratch.extend(order.iter().map(|&key| {
-            let vacated = OccupiedCell { cell: 0, objects: CellObjects::new() };
-            std::mem::replace(&mut self.occupied[key as u32 as usize], vacated)
-        }));
+        if parallel {
+            use rayon::prelude::*;
+            // (Copies: a cell's objects are inline up to four, so copying them is as cheap as
+            // moving, and the rare longer lists are freed with the old list below.)
+            let occupied = &self.occupied;
+            scratch.par_extend(order.par_iter().map(|&key| occupied[key as u32 as usize].clone()));
+        } else {
+            scratch.extend(order.iter().map(|&key| {
+                let vacated = OccupiedCell { cell: 0, objects: CellObjects::new() };
+                std::mem::replace(&mut self.occupied[key as u32 as usize], vacated)
+            }));
+        }
         std::mem::swap(&mut self.occupied, scratch);
         scratch.clear();
         for (slot, (o, key)) in self.occupied.iter().zip(order.iter_mut()).enumerate() {
@@ -404,7 +413,7 @@ mod tests {
             grid.occupied.iter().enumerate().map(|(slot, o)| u64::from(o.cell) << 32 | slot as u64).collect();
         order.sort_unstable();
         let mut scratch = Vec::new();
-        grid.adopt_order(&mut order, &mut scratch);
+        grid.adopt_order(&mut order, &mut scratch, false);
         assert!(scratch.is_empty());
         let cells: Vec<u32> = grid.occupied.iter().map(|o| o.cell).collect();
         assert_eq!(cells, expected.keys().copied().collect::<Vec<_>>());

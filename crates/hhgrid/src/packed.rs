@@ -48,6 +48,9 @@ const _: () = assert!(EMPTY == u32::MAX, "row_of relies on EMPTY exceeding every
 /// at 10⁵, and 98 -> 99 at 10⁴, where the list is cached anyway and only the reordering costs).
 const REORDER_FROM: usize = 1 << 15;
 
+/// From this many objects, [`fill`] prefetches the entries it writes.
+const PREFETCH_FROM: usize = 1 << 17;
+
 /// `x` rounded to the next `f32` at or below it (`-inf` and `f32::MAX` at the ends of the range).
 /// Branch-free: whether rounding to nearest went up is a coin flip for arbitrary coordinates.
 #[inline]
@@ -228,7 +231,7 @@ impl PackedGrid {
         // than rayon's comparison sort did on two threads.
         crate::radix::sort_by_cell(&mut self.order, &mut self.sort_scratch, grid.cell_count());
         if grid.occupied.len() >= REORDER_FROM {
-            grid.adopt_order(&mut self.order, &mut self.reorder_scratch);
+            grid.adopt_order(&mut self.order, &mut self.reorder_scratch, parallel);
         }
         let occupied = &grid.occupied;
         // Row lengths in slot order (sequential reads), then their prefix sums in cell order.
@@ -386,9 +389,15 @@ pub(crate) fn fill(
     let targets: Vec<SharedSlice<PackedEntry>> =
         packed.iter_mut().map(|p| SharedSlice::new(&mut p.entries[..p.len])).collect();
     let positions = &positions[..];
+    // The entries written are scattered over the snapshot: in one larger than the cache, each
+    // is prefetched a few objects ahead (measured, thesis workload at 10⁶ objects: update and
+    // detection 163 -> 150 ns per object; at 10⁴, where the snapshot is cached, it only cost).
+    let prefetching = locations.len() >= PREFETCH_FROM;
     let write = |first: usize, locations: &[Location]| {
         for (k, location) in locations.iter().enumerate() {
-            if let Some(&Location::Grid { grid, .. }) = locations.get(k + crate::prefetch::DISTANCE) {
+            if prefetching
+                && let Some(&Location::Grid { grid, .. }) = locations.get(k + crate::prefetch::DISTANCE)
+            {
                 let ahead = first + k + crate::prefetch::DISTANCE;
                 targets[grid as usize].prefetch(positions[ahead] as usize);
             }
