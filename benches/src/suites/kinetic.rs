@@ -2183,25 +2183,44 @@ fn measure_eos(report: &mut Report, plan: &Plan, two: &mut Starts<2>, three: &mu
     )
 }
 
-/// The records of one state against one reference.
-fn push_eos_records(report: &mut Report, row: &EosRow, cmp: &EosComparison, is_target: bool) {
-    let case = format!("eos/{}d/phi={}", row.dimension, row.phi);
-    let params = |r: Record| {
-        r.param("dimension", row.dimension)
-            .param("n", row.n)
-            .param("phi", row.phi)
-            .param("collisions", row.run.collisions)
-            .param("blocks", BLOCKS)
-            .param("reference", cmp.reference.name)
-            .param("target_reference", is_target)
-    };
-    let mut metrics = vec![
+/// The case of the equation-of-state run `row`.
+fn eos_case(row: &EosRow) -> String {
+    format!("eos/{}d/phi={}", row.dimension, row.phi)
+}
+
+/// The parameters every record of the equation-of-state run `row` carries.
+fn eos_params(row: &EosRow, r: Record) -> Record {
+    r.param("dimension", row.dimension)
+        .param("n", row.n)
+        .param("phi", row.phi)
+        .param("collisions", row.run.collisions)
+        .param("blocks", BLOCKS)
+}
+
+/// The records of what one state's run measured (once per state, whatever the references).
+fn push_eos_measurement(report: &mut Report, row: &EosRow) {
+    let case = eos_case(row);
+    for (metric, value, unit) in [
         ("compressibility", row.run.z.mean, "Z"),
         ("compressibility_error", row.run.z.error, "Z"),
+        ("collisions_per_second", row.run.collisions as f64 / row.run.seconds, "collisions/s"),
+    ] {
+        report.records.push(eos_params(row, Record::new(PHYSICS_NAME, &case, metric, value, unit)));
+    }
+}
+
+/// The records of one state against one reference, in a case of its own (the state's case and
+/// the reference, e.g. `eos/2d/phi=0.3/ref=liu-2020`).
+fn push_eos_comparison(report: &mut Report, row: &EosRow, cmp: &EosComparison, is_target: bool) {
+    let slug = cmp.reference.name.to_lowercase().replace(' ', "-");
+    let case = format!("{}/ref={slug}", eos_case(row));
+    let params = |r: Record| {
+        eos_params(row, r).param("reference", cmp.reference.name).param("target_reference", is_target)
+    };
+    let mut metrics = vec![
         ("compressibility_reference", cmp.z, "Z"),
         ("relative_deviation", cmp.deviation, "fraction"),
         ("deviation_in_error_bars", cmp.sigmas, "sigma"),
-        ("collisions_per_second", row.run.collisions as f64 / row.run.seconds, "collisions/s"),
     ];
     if let Some((corrected, _)) = cmp.corrected {
         metrics.push(("compressibility_corrected_reference", corrected, "Z"));
@@ -2234,10 +2253,11 @@ fn add_eos_section(report: &mut Report, plan: &Plan, rows: &[EosRow]) {
     .align_right(&[1, 2, 3, 5, 6, 7, 9, 10]);
     for row in rows {
         let label = format!("{}D φ = {}", row.dimension, row.phi);
+        push_eos_measurement(report, row);
         for (i, &reference) in references(row.dimension).iter().enumerate() {
             let is_target = i == 0;
             let cmp = EosComparison::new(row, reference);
-            push_eos_records(report, row, &cmp, is_target);
+            push_eos_comparison(report, row, &cmp, is_target);
             let (corrected_text, off_text) = match cmp.corrected {
                 Some((corrected, allowance)) => (
                     format!("{corrected:.4} ± {allowance:.4}"),

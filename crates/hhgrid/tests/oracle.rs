@@ -646,6 +646,16 @@ fn extreme_coordinates_stay_correct() {
     assert_eq!(got, expected);
 }
 
+/// Uniform numbers in `[0, 1)` from a 64-bit linear congruential generator (for scenes too large
+/// for proptest to shrink usefully).
+fn uniform_stream(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// A scene large enough for every parallel code path (a grid with more occupied cells than the
 /// parallel sort and fill thresholds), checked against a sweep along x written here: sort the
 /// boxes by `min.x`, and test each against the later ones until their `min.x` passes its
@@ -654,11 +664,7 @@ fn extreme_coordinates_stay_correct() {
 #[test]
 fn large_scene_parallel_equals_serial_and_sweep() {
     let n = 60_000u32;
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut unit = move || {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut unit = uniform_stream(0x9e37_79b9_7f4a_7c15);
     // Unit cubes in a box sized for about two overlaps per object, some of them negative.
     let side = (f64::from(n) * 8.0 / 2.0).cbrt();
     let mut place = |i: u32| {
@@ -779,11 +785,7 @@ fn unbounded_objects_do_not_count_towards_the_all_pairs_threshold() {
 #[test]
 fn batch_updates_of_a_large_scene_equal_single_updates() {
     let n = 140_000u32;
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut unit = move || {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut unit = uniform_stream(0x2545_f491_4f6c_dd1d);
     let side = (f64::from(n) * 8.0 / 2.0).cbrt();
     let (mut batched, mut single) = (HierarchicalHashGrid::default(), HierarchicalHashGrid::default());
     let mut objects: Vec<(Handle, Aabb)> = Vec::new();
