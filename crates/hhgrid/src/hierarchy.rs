@@ -564,9 +564,9 @@ impl HierarchicalHashGrid {
     /// cells they leave and enter no longer fit in the cache.
     pub(crate) fn update_objects(&mut self, updates: &[(Handle, Aabb)]) -> Result<(), HhGridError> {
         /// From this many objects, the cells are prefetched as well (measured, thesis workload:
-        /// update 66 -> 39 ns per object at 10⁶ objects, 55 -> 45 at 3·10⁵, but 20 -> 36 at
-        /// 10⁴, where the cells are in the cache and the pipeline's extra cell computations
-        /// are pure cost).
+        /// update 66 -> 39 ns per object at 10⁶ objects, 55 -> 45 at 3·10⁵; but update and
+        /// detection 101 -> 117 ns per object at 10⁴, where the cells are in the cache and the
+        /// pipeline's extra cell computations are pure cost).
         const CELLS_FROM: usize = 1 << 17;
         const DISTANCE: usize = prefetch::DISTANCE;
         // Three stages, half the distance apart (measured: 8 apart gave the fastest updates at
