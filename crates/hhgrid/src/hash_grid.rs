@@ -387,10 +387,16 @@ impl HashGrid {
 mod tests {
     use super::*;
 
-    /// `adopt_order` sorts the occupied list by cell, keeps every cell's objects, and leaves the
-    /// cell table and the keys pointing at the new slots.
+    /// `adopt_order` (serial and parallel) sorts the occupied list by cell, keeps every cell's
+    /// objects, and leaves the cell table and the keys pointing at the new slots.
     #[test]
     fn adopting_the_traversal_order_keeps_every_cell() {
+        for parallel in [false, true] {
+            adopt_the_traversal_order(parallel);
+        }
+    }
+
+    fn adopt_the_traversal_order(parallel: bool) {
         let mut grid = HashGrid::new(0, 1.0, 0.5, [16, 16, 16], 0);
         let mut state = 7u64;
         let mut next = move || {
@@ -413,7 +419,7 @@ mod tests {
             grid.occupied.iter().enumerate().map(|(slot, o)| u64::from(o.cell) << 32 | slot as u64).collect();
         order.sort_unstable();
         let mut scratch = Vec::new();
-        grid.adopt_order(&mut order, &mut scratch, false);
+        grid.adopt_order(&mut order, &mut scratch, parallel);
         assert!(scratch.is_empty());
         let cells: Vec<u32> = grid.occupied.iter().map(|o| o.cell).collect();
         assert_eq!(cells, expected.keys().copied().collect::<Vec<_>>());
