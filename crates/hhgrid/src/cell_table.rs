@@ -17,6 +17,7 @@
 //! branch.
 
 use crate::memory::reserve_a_quarter_more;
+use crate::sharing::SharedSlice;
 
 /// Marks an empty cell.
 pub(crate) const EMPTY: u32 = u32::MAX;
@@ -134,6 +135,12 @@ impl CellTable {
         }
     }
 
+    /// A handle that sets the slots of occupied cells from several tasks at once (see
+    /// [`Relabeller`]); the table cannot be used otherwise while it lives.
+    pub(crate) fn relabeller(&mut self) -> Relabeller<'_> {
+        Relabeller { directory: &self.directory, pool: SharedSlice::new(&mut self.pool) }
+    }
+
     fn allocate_page(&mut self) -> u32 {
         if let Some(page) = self.free_pages.pop() {
             return page;
@@ -159,6 +166,31 @@ impl CellTable {
             + self.occupied_in.capacity()
             + self.free_pages.capacity())
             * size_of::<u32>()
+    }
+}
+
+/// Sets new slots for cells that are occupied, from several tasks at once (reordering the
+/// occupied list, see `HashGrid::adopt_order`): occupied cells have their pages, so no page is
+/// allocated or freed, and distinct cells are distinct entries of the pool.
+#[derive(Clone, Copy)]
+pub(crate) struct Relabeller<'a> {
+    directory: &'a [u32],
+    pool: SharedSlice<u32>,
+}
+
+impl Relabeller<'_> {
+    /// Sets the slot of the occupied cell `cell` to `slot`.
+    ///
+    /// # Safety
+    /// No other task may relabel `cell` while the relabeller is shared.
+    #[inline]
+    pub(crate) unsafe fn relabel(self, cell: u32, slot: u32) {
+        let start = self.directory[(cell >> PAGE_BITS) as usize];
+        // An empty page here would mean writing the shared empty page.
+        assert_ne!(start, NO_PAGE, "relabelling an empty cell");
+        // SAFETY: `cell` is relabelled by this task only (the caller's guarantee), and its
+        // entry is in the page of its own, which no other cell shares.
+        unsafe { self.pool.write(start as usize | (cell as usize & (PAGE - 1)), slot) };
     }
 }
 

@@ -34,6 +34,7 @@
 
 use crate::hash_grid::{EMPTY, HashGrid, OccupiedCell};
 use crate::hierarchy::{Location, Meta};
+use crate::sharing::SharedSlice;
 use geometry_core::{Aabb, DVec3};
 use std::sync::{Mutex, PoisonError};
 
@@ -47,6 +48,11 @@ const _: () = assert!(EMPTY == u32::MAX, "row_of relies on EMPTY exceeding every
 /// thesis workload, update and detection: 196 -> 160 ns per object at 10⁶ objects, 147 -> 146
 /// at 10⁵, and 98 -> 99 at 10⁴, where the list is cached anyway and only the reordering costs).
 const REORDER_FROM: usize = 1 << 15;
+
+/// From this many objects, a parallel [`fill`] writes the entries with several tasks: below, the
+/// pass is short and cached, and two tasks only added their start-up (measured at 10⁴ equal
+/// cubes: 11.6 ns per object serial, 12.6 with two tasks).
+const PARALLEL_WRITE_FROM: usize = 1 << 15;
 
 /// From this many objects, [`fill`] prefetches the entries it writes.
 const PREFETCH_FROM: usize = 1 << 17;
@@ -159,44 +165,6 @@ impl PackedEntry {
     }
 }
 
-/// A slice written by several tasks at once, each at its own indices (the parallel fill).
-#[derive(Clone, Copy)]
-struct SharedSlice<T> {
-    start: *mut T,
-    len: usize,
-}
-
-// SAFETY: the tasks write disjoint indices (see `write`) and nothing reads the slice while they
-// run; `T` is sent between threads by value only.
-unsafe impl<T: Send> Send for SharedSlice<T> {}
-unsafe impl<T: Send> Sync for SharedSlice<T> {}
-
-impl<T> SharedSlice<T> {
-    fn new(slice: &mut [T]) -> Self {
-        Self { start: slice.as_mut_ptr(), len: slice.len() }
-    }
-
-    /// Writes `value` at index `i` (checked against the length).
-    ///
-    /// # Safety
-    /// No other thread may access index `i` while the slice is shared, and the slice it was
-    /// made from must outlive the sharing and not be otherwise accessed meanwhile.
-    #[inline]
-    unsafe fn write(self, i: usize, value: T) {
-        assert!(i < self.len, "index {i} out of a shared slice of {}", self.len);
-        // SAFETY: in bounds (just checked); exclusive per the caller's guarantee.
-        unsafe { self.start.add(i).write(value) }
-    }
-
-    /// Prefetches index `i` (see [`crate::prefetch`]); nothing for an index out of range.
-    #[inline]
-    fn prefetch(self, i: usize) {
-        if i < self.len {
-            crate::prefetch::prefetch_address(self.start.wrapping_add(i));
-        }
-    }
-}
-
 /// The rows of one grid.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PackedGrid {
@@ -230,43 +198,62 @@ impl PackedGrid {
         // A linear-time sort, serial: at 10⁵ cells it takes a fraction of a millisecond, less
         // than rayon's comparison sort did on two threads.
         crate::radix::sort_by_cell(&mut self.order, &mut self.sort_scratch, grid.cell_count());
-        if grid.occupied.len() >= REORDER_FROM {
+        let reordered = grid.occupied.len() >= REORDER_FROM;
+        if reordered {
             grid.adopt_order(&mut self.order, &mut self.reorder_scratch, parallel);
         }
         let occupied = &grid.occupied;
-        // Row lengths in slot order (sequential reads), then their prefix sums in cell order.
         self.rows.clear();
-        self.rows.extend(occupied.iter().map(|o| [0, o.objects.len() as u32]));
+        let total = if reordered {
+            // Slot order is traversal order now: the rows and positions in one pass, each row
+            // starting where the previous one ends (with several tasks: each chunk's object
+            // count first, then its rows from where the chunks before it end).
+            self.rows.resize(occupied.len(), [0, 0]);
+            if parallel && occupied.len() > CHUNK {
+                let cells: Vec<&[OccupiedCell]> = occupied.chunks(CHUNK).collect();
+                let counts = crate::sharing::map_indices(cells.len(), |chunk| {
+                    cells[chunk].iter().map(|o| o.objects.len() as u32).sum::<u32>()
+                });
+                let starts: Vec<u32> = counts
+                    .iter()
+                    .scan(0u32, |total, &count| {
+                        let start = *total;
+                        *total += count;
+                        Some(start)
+                    })
+                    .collect();
+                crate::sharing::for_each_chunk_mut(&mut self.rows, CHUNK, |chunk, rows| {
+                    record_rows(cells[chunk], rows, starts[chunk], positions);
+                });
+                counts.iter().sum()
+            } else {
+                record_rows(occupied, &mut self.rows, 0, positions)
+            }
+        } else {
+            // Row lengths in slot order (sequential reads), then their prefix sums in cell
+            // order, then the positions.
+            self.rows.extend(occupied.iter().map(|o| [0, o.objects.len() as u32]));
+            let mut total = 0u32;
+            for &key in &self.order {
+                let row = &mut self.rows[key as u32 as usize];
+                let end = total + row[1];
+                *row = [total, end];
+                total = end;
+            }
+            // (Serial even in a parallel detection: below `REORDER_FROM` cells the pass is short
+            // and cached, and two tasks made it slower, measured at 10⁴ equal cubes.)
+            for (o, &[start, _]) in occupied.iter().zip(&self.rows) {
+                record_positions(o, start, positions);
+            }
+            total
+        };
         self.rows.push([u32::MAX, 0]);
-        let mut total = 0u32;
-        for &key in &self.order {
-            let row = &mut self.rows[key as u32 as usize];
-            let end = total + row[1];
-            *row = [total, end];
-            total = end;
-        }
         // Every entry below `total` is written by `fill` afterwards, so the old contents are
         // not cleared (that was a pass over the whole array); `BLOCK - 1` entries of padding
         // follow, so that gathering may copy whole blocks (see `Gathered::gather`).
         self.len = total as usize;
         self.entries.resize(self.len + BLOCK - 1, PackedEntry::PADDING);
         self.entries[self.len..].fill(PackedEntry::PADDING);
-        let record = |first: usize, cells: &[crate::hash_grid::OccupiedCell]| {
-            for (o, &[start, _]) in cells.iter().zip(&self.rows[first..]) {
-                for (k, &id) in o.objects.iter().enumerate() {
-                    // SAFETY: every object is in exactly one cell of one grid, so each `id` is
-                    // written once, by one task; `positions` is not otherwise accessed until
-                    // the layouts return (see `fill`).
-                    unsafe { positions.write(id as usize, start + k as u32) };
-                }
-            }
-        };
-        if parallel && occupied.len() > CHUNK {
-            let chunks: Vec<&[crate::hash_grid::OccupiedCell]> = occupied.chunks(CHUNK).collect();
-            crate::sharing::for_each_index(chunks.len(), |chunk| record(chunk * CHUNK, chunks[chunk]));
-        } else {
-            record(0, occupied);
-        }
     }
 
     /// The cell at position `i` of the traversal order.
@@ -350,6 +337,34 @@ impl PackedGrid {
     }
 }
 
+/// Records the entry index of each object of `cell`, whose row starts at `start`.
+#[inline]
+fn record_positions(cell: &OccupiedCell, start: u32, positions: SharedSlice<u32>) {
+    for (k, &id) in cell.objects.iter().enumerate() {
+        // SAFETY: every object is in exactly one cell of one grid, so each `id` is written
+        // once, by one task; `positions` is not otherwise accessed until the layouts return
+        // (see `fill`).
+        unsafe { positions.write(id as usize, start + k as u32) };
+    }
+}
+
+/// Sets `rows` to the rows of `cells`, consecutive from entry `start`, and records their
+/// objects' positions; returns the end of the last row.
+fn record_rows(
+    cells: &[OccupiedCell],
+    rows: &mut [[u32; 2]],
+    start: u32,
+    positions: SharedSlice<u32>,
+) -> u32 {
+    let mut end = start;
+    for (cell, row) in cells.iter().zip(rows) {
+        record_positions(cell, end, positions);
+        *row = [end, end + cell.objects.len() as u32];
+        end = row[1];
+    }
+    end
+}
+
 /// Refills the snapshots `packed` (one per grid of `grids`, by grid id) from the objects'
 /// arrays, reusing their allocations; `positions` is scratch space. With `parallel`, grids and
 /// chunks of objects are processed by several tasks (the result is the same).
@@ -411,7 +426,7 @@ pub(crate) fn fill(
             }
         }
     };
-    if parallel && locations.len() > CHUNK {
+    if parallel && locations.len() >= PARALLEL_WRITE_FROM {
         let chunks: Vec<&[Location]> = locations.chunks(CHUNK).collect();
         crate::sharing::for_each_index(chunks.len(), |chunk| write(chunk * CHUNK, chunks[chunk]));
     } else {

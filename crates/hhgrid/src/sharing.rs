@@ -19,6 +19,7 @@
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// Runs `task(i)` once for every `i` in `0..count`, in parallel (see the module documentation),
 /// and returns when all have run.
@@ -59,6 +60,82 @@ pub(crate) fn map_indices<T: Send + Sync>(count: usize, task: impl Fn(usize) -> 
     slots.into_iter().map(|slot| slot.into_inner().expect("every index ran")).collect()
 }
 
+/// Runs `task(k, chunk)` for every chunk `k` of `chunk_len` elements of `slice` (the last one
+/// shorter), in parallel as by [`for_each_index`], each chunk mutably by one task.
+pub(crate) fn for_each_chunk_mut<T: Send>(
+    slice: &mut [T],
+    chunk_len: usize,
+    task: impl Fn(usize, &mut [T]) + Sync,
+) {
+    // Each chunk behind a lock that only its own task takes, so that tasks given by index can
+    // borrow it mutably.
+    let chunks: Vec<Mutex<&mut [T]>> = slice.chunks_mut(chunk_len).map(Mutex::new).collect();
+    for_each_index(chunks.len(), |k| {
+        let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+        task(k, &mut chunk);
+    });
+}
+
+/// Appends `produce(i)` for every `i` in `0..count` to `out`, in index order, computed in
+/// chunks of `chunk_len` in parallel as by [`for_each_index`].
+pub(crate) fn extend_by_index<T: Send>(
+    out: &mut Vec<T>,
+    count: usize,
+    chunk_len: usize,
+    produce: impl Fn(usize) -> T + Sync,
+) {
+    out.reserve(count);
+    let start = out.len();
+    for_each_chunk_mut(&mut out.spare_capacity_mut()[..count], chunk_len, |k, chunk| {
+        for (i, slot) in (k * chunk_len..).zip(chunk) {
+            slot.write(produce(i));
+        }
+    });
+    // SAFETY: the chunks cover the first `count` elements of the free capacity and every one
+    // was written just above (a panicking task would have propagated before this point,
+    // leaking the values written instead of exposing unwritten ones).
+    unsafe { out.set_len(start + count) };
+}
+
+/// A slice written by several tasks at once, each at its own indices (the parallel fill of the
+/// snapshot, the relabelling of a cell table).
+#[derive(Clone, Copy)]
+pub(crate) struct SharedSlice<T> {
+    start: *mut T,
+    len: usize,
+}
+
+// SAFETY: the tasks write disjoint indices (see `write`) and nothing reads the slice while they
+// run; `T` is sent between threads by value only.
+unsafe impl<T: Send> Send for SharedSlice<T> {}
+unsafe impl<T: Send> Sync for SharedSlice<T> {}
+
+impl<T> SharedSlice<T> {
+    pub(crate) fn new(slice: &mut [T]) -> Self {
+        Self { start: slice.as_mut_ptr(), len: slice.len() }
+    }
+
+    /// Writes `value` at index `i` (checked against the length).
+    ///
+    /// # Safety
+    /// No other thread may access index `i` while the slice is shared, and the slice it was
+    /// made from must outlive the sharing and not be otherwise accessed meanwhile.
+    #[inline]
+    pub(crate) unsafe fn write(self, i: usize, value: T) {
+        assert!(i < self.len, "index {i} out of a shared slice of {}", self.len);
+        // SAFETY: in bounds (just checked); exclusive per the caller's guarantee.
+        unsafe { self.start.add(i).write(value) }
+    }
+
+    /// Prefetches index `i` (see [`crate::prefetch`]); nothing for an index out of range.
+    #[inline]
+    pub(crate) fn prefetch(self, i: usize) {
+        if i < self.len {
+            crate::prefetch::prefetch_address(self.start.wrapping_add(i));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +161,26 @@ mod tests {
         for threads in [1, 2, 3] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(check);
+        }
+    }
+
+    /// Chunks cover the slice once each, with their indices; extending appends every index's
+    /// value in order after what was there (counts on both sides of the chunk length).
+    #[test]
+    fn chunks_and_extensions_cover_every_index_once() {
+        for count in [0usize, 1, 7, 8, 9, 100] {
+            let mut values = vec![0usize; count];
+            for_each_chunk_mut(&mut values, 8, |k, chunk| {
+                for (i, v) in chunk.iter_mut().enumerate() {
+                    *v += k * 8 + i + 1;
+                }
+            });
+            assert_eq!(values, (1..=count).collect::<Vec<_>>());
+            let mut out = vec![String::from("kept")];
+            extend_by_index(&mut out, count, 8, |i| i.to_string());
+            let expected: Vec<String> =
+                std::iter::once("kept".to_owned()).chain((0..count).map(|i| i.to_string())).collect();
+            assert_eq!(out, expected);
         }
     }
 
