@@ -259,6 +259,58 @@ fn ply_with_float_coordinates_extra_properties_and_other_elements() {
     assert_eq!(mesh.faces(), &[[0, 1, 2], [0, 2, 3], [0, 2, 1]]);
 }
 
+/// Numbers with nothing on one side of the decimal point (`.5`, `-.25e1`, `2.`), which
+/// `ply-rs-bw`'s grammar refuses, are read as Rust's parser reads the same tokens (the other
+/// text formats use it), in float and double properties; a bad token after such a line is still
+/// reported at its own line.
+#[test]
+fn ascii_ply_numbers_may_omit_a_digit_beside_the_point() {
+    let tokens = [".5", "-.25e1", "2.", "+3.E-1", "-0.", ".75", "1.5", "4", "-.0"];
+    for property in ["float", "double"] {
+        let header = format!(
+            "ply\nformat ascii 1.0\nelement vertex 4\nproperty {property} x\nproperty {property} y\n\
+             property {property} z\nelement face 4\nproperty list uchar int vertex_indices\nend_header\n"
+        );
+        let faces = "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n";
+        // A tetrahedron whose coordinates are the tokens (each vertex off the others' plane).
+        let rows = [
+            format!("{} {} {}", tokens[0], "0", "0"),
+            format!("{} {} {}", tokens[2], tokens[1], "0"),
+            format!("{} {} {}", tokens[4], tokens[5], tokens[3]),
+            format!("{} {} {}", tokens[6], tokens[7], tokens[8]),
+        ];
+        let text = format!("{header}{}\n{faces}", rows.join("\n"));
+        let mesh = read_str(&text, MeshFormat::PlyAscii).unwrap();
+        let expected: Vec<[f64; 3]> = rows
+            .iter()
+            .map(|row| {
+                let v: Vec<f64> = row.split(' ').map(|t| t.parse::<f64>().unwrap()).collect();
+                // float properties hold f32 values.
+                let v =
+                    if property == "float" { v.iter().map(|&x| f64::from(x as f32)).collect() } else { v };
+                [v[0], v[1], v[2]]
+            })
+            .collect();
+        let read: Vec<[f64; 3]> = mesh.vertices().iter().map(geometry_core::DVec3::to_array).collect();
+        assert_eq!(read, expected, "{property}");
+        // A token that is no number, on the line after a completed one (line 12), is refused
+        // at its line.
+        let bad = text.replacen(&rows[2], &format!("{} {} x", tokens[4], tokens[5]), 1);
+        let err = read_str(&bad, MeshFormat::PlyAscii).unwrap_err();
+        assert!(matches!(err, MeshIoError::Parse { line: Some(12), .. }), "{property}: {err:?}");
+    }
+    // Forms that are still not numbers stay refused: no digit at all, two points, a hex literal.
+    for token in [".", "-.", "1.2.3", "0x1", ".e5"] {
+        let text = format!(
+            "ply\nformat ascii 1.0\nelement vertex 3\nproperty double x\nproperty double y\n\
+             property double z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n\
+             0 0 0\n{token} 0 0\n0 1 0\n3 0 1 2\n"
+        );
+        let err = read_str(&text, MeshFormat::PlyAscii).unwrap_err();
+        assert!(matches!(err, MeshIoError::Parse { line: Some(11), .. }), "{token}: {err:?}");
+    }
+}
+
 /// An edit of a PLY file's lines.
 type PlyEdit = Box<dyn Fn(&mut Vec<String>)>;
 

@@ -5,7 +5,9 @@
 //! maps), a header check that a binary payload can possibly hold the declared element counts
 //! (so a huge count fails at once instead of looping or allocating), the rules `ply-rs-bw` does
 //! not enforce (version 1.0 only, unique element names and property names, integer list counts
-//! that fit their declared type, no ASCII line longer than its element), and the mesh checks.
+//! that fit their declared type, no ASCII line longer than its element), ASCII numbers written
+//! without a digit on one side of the point (`.5`, `2.`, which its grammar refuses), and the mesh
+//! checks.
 
 use std::collections::HashSet;
 use std::io::{ErrorKind, Write};
@@ -162,6 +164,8 @@ pub(super) fn read(data: &[u8], path: &str) -> Result<TriMesh, MeshIoError> {
     // A UTF-8 byte-order mark before `ply`, as some editors write, is skipped as in the other
     // formats (it is not a line, so line numbers are unchanged).
     let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+    let completed = complete_decimal_points(data);
+    let data = completed.as_deref().unwrap_or(data);
     let mut reader = Reader::new(data);
     let header = Parser::<Skip>::new().read_header(&mut reader).map_err(|e| {
         // Header lines end with '\n': an error on an unterminated last line after the `ply` line
@@ -235,6 +239,68 @@ pub(super) fn read(data: &[u8], path: &str) -> Result<TriMesh, MeshIoError> {
         builder.push_polygon(&corners, path, line)?;
     }
     builder.finish(path)
+}
+
+/// The ASCII PLY `data` with every number in the payload readable by `ply-rs-bw`, or `None` if
+/// it is already (or is not ASCII PLY). Its grammar wants a digit on both sides of a decimal
+/// point, while `.5`, `-.5e3` and `2.` are common in files from other tools and are read by the
+/// other text formats (Rust's parser). So a token made of an optional sign, digits, one point,
+/// digits and an optional exponent, with no digit on one side of the point, gets a `0` there:
+/// `.5` becomes `0.5`, `2.` becomes `2.0`. The header and the line breaks are kept, so line
+/// numbers still hold; any other token is left to the parser to accept or refuse.
+fn complete_decimal_points(data: &[u8]) -> Option<Vec<u8>> {
+    // The payload starts after the `end_header` line; only ASCII files are rewritten.
+    let mut start = 0;
+    let mut ascii = false;
+    loop {
+        let line_end = data[start..].iter().position(|&b| b == b'\n').map(|i| start + i)?;
+        let mut tokens = data[start..line_end].split(u8::is_ascii_whitespace).filter(|t| !t.is_empty());
+        start = line_end + 1;
+        match (tokens.next(), tokens.next()) {
+            (Some(b"format"), Some(encoding)) => ascii = encoding == b"ascii",
+            (Some(b"end_header"), _) => break,
+            _ => {}
+        }
+    }
+    let payload = &data[start..];
+    if !ascii || !payload.split(u8::is_ascii_whitespace).any(|token| completed_number(token).is_some()) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(data.len() + data.len() / 8);
+    out.extend_from_slice(&data[..start]);
+    let mut rest = payload;
+    while !rest.is_empty() {
+        // Whitespace as it is, then one token, completed if it needs it.
+        let space = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len());
+        out.extend_from_slice(&rest[..space]);
+        rest = &rest[space..];
+        let len = rest.iter().position(u8::is_ascii_whitespace).unwrap_or(rest.len());
+        let token = &rest[..len];
+        match completed_number(token) {
+            Some(number) => out.extend_from_slice(&number),
+            None => out.extend_from_slice(token),
+        }
+        rest = &rest[len..];
+    }
+    Some(out)
+}
+
+/// `token` with a `0` on the empty side of its decimal point, if it is a number with one (see
+/// [`complete_decimal_points`]).
+fn completed_number(token: &[u8]) -> Option<Vec<u8>> {
+    let unsigned = token.strip_prefix(b"-").or_else(|| token.strip_prefix(b"+")).unwrap_or(token);
+    let sign = &token[..token.len() - unsigned.len()];
+    let exponent_at = unsigned.iter().position(|&b| b == b'e' || b == b'E').unwrap_or(unsigned.len());
+    let (mantissa, exponent) = unsigned.split_at(exponent_at);
+    let point = mantissa.iter().position(|&b| b == b'.')?;
+    let (whole, fraction) = (&mantissa[..point], &mantissa[point + 1..]);
+    let digits = |part: &[u8]| part.iter().all(u8::is_ascii_digit);
+    if !digits(whole) || !digits(fraction) || whole.is_empty() == fraction.is_empty() {
+        // Not a number of this form, or one with digits on both sides (or on neither).
+        return None;
+    }
+    let or_zero = |part: &[u8]| if part.is_empty() { b"0".to_vec() } else { part.to_vec() };
+    Some([sign, &or_zero(whole), b".", &or_zero(fraction), exponent].concat())
 }
 
 /// PLY's integer type names, the only types a list count may have.
