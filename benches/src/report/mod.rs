@@ -25,11 +25,13 @@
 
 pub mod csv;
 pub mod format;
+pub mod host_speed;
 pub mod json;
 pub mod markdown;
 pub mod plot;
 pub mod run_info;
 
+pub use host_speed::HostSpeed;
 pub use json::JsonReport;
 pub use plot::{LogLogPlot, Series};
 pub use run_info::{MachineInfo, Mode, RunInfo};

@@ -1,5 +1,6 @@
 //! Where, when and how a benchmark ran: machine, date, command, commit, compiler, mode.
 
+use super::HostSpeed;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
@@ -120,6 +121,11 @@ pub struct RunInfo {
     pub build_profile: String,
     /// Quick or full.
     pub mode: Mode,
+    /// How fast the host was when the suite started and when it ended (see [`HostSpeed`]);
+    /// `None` where not measured (reports written before it was, and [`collect`](Self::collect)
+    /// itself, which does not spend the half second).
+    #[serde(default)]
+    pub host_speed: Option<(HostSpeed, HostSpeed)>,
 }
 
 impl RunInfo {
@@ -133,13 +139,15 @@ impl RunInfo {
             rustc: env!("COLLIDE_BENCHES_RUSTC_VERSION").to_owned(),
             build_profile: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
             mode,
+            host_speed: None,
         }
     }
 
-    /// The rows of the report header table as `(field, value)` pairs.
+    /// The rows of the report header table as `(field, value)` pairs (the host speed's two
+    /// only when it was measured).
     pub fn rows(&self) -> Vec<(String, String)> {
         let m = &self.machine;
-        vec![
+        let mut rows = vec![
             ("CPU".into(), m.cpu_model.clone()),
             (
                 "cores".into(),
@@ -153,7 +161,12 @@ impl RunInfo {
             ("rustc".into(), self.rustc.clone()),
             ("build".into(), self.build_profile.clone()),
             ("mode".into(), self.mode.to_string()),
-        ]
+        ];
+        if let Some((start, end)) = &self.host_speed {
+            rows.push(("host speed, start of suite".into(), start.describe()));
+            rows.push(("host speed, end of suite".into(), end.describe()));
+        }
+        rows
     }
 }
 
@@ -222,5 +235,26 @@ mod tests {
         assert!(info.rustc.starts_with("rustc ") || info.rustc == "unknown");
         assert_eq!(info.rows().len(), 10);
         assert!(info.date_utc.ends_with(" UTC"));
+    }
+
+    #[test]
+    fn host_speed_rows_appear_when_measured_and_old_reports_still_read() {
+        let mut info = RunInfo::collect(Path::new(env!("CARGO_MANIFEST_DIR")), "test", Mode::Quick);
+        let (start, end) = (
+            HostSpeed { arithmetic_ns: 1.0, cache_load_ns: 4.0, memory_load_ns: 100.0 },
+            HostSpeed { arithmetic_ns: 2.0, cache_load_ns: 8.0, memory_load_ns: 200.0 },
+        );
+        info.host_speed = Some((start, end));
+        let rows = info.rows();
+        assert_eq!(rows.len(), 12);
+        assert_eq!(rows[10], ("host speed, start of suite".into(), start.describe()));
+        assert_eq!(rows[11], ("host speed, end of suite".into(), end.describe()));
+        // Through JSON and back, and a report written before the field existed.
+        let text = serde_json::to_string(&info).unwrap();
+        assert_eq!(serde_json::from_str::<RunInfo>(&text).unwrap(), info);
+        let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+        old.as_object_mut().unwrap().remove("host_speed");
+        let read: RunInfo = serde_json::from_value(old).unwrap();
+        assert_eq!(read.host_speed, None);
     }
 }

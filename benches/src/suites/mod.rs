@@ -24,7 +24,7 @@ pub mod raycross;
 use crate::BenchError;
 use crate::peers::PythonEnv;
 use crate::progress::Progress;
-use crate::report::{Level, Mode, Note, Report, RunInfo};
+use crate::report::{HostSpeed, Level, Mode, Note, Report, RunInfo};
 use crate::timing::TimingConfig;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -230,14 +230,19 @@ impl SuiteOutcome {
     }
 }
 
-/// Runs `suites` one after another with `ctx`, writing each report into `out_dir`.
+/// Runs `suites` one after another with `ctx`, writing each report into `out_dir`. Each
+/// report's header gets the host's speed measured just before and just after its suite (see
+/// [`HostSpeed`]).
 pub fn run(suites: &[&'static dyn Suite], ctx: &SuiteContext, out_dir: &Path) -> Vec<SuiteOutcome> {
     suites
         .iter()
         .map(|suite| {
             let started = Instant::now();
             eprintln!("== {} ({} mode) ==", suite.name(), ctx.mode);
-            let result = suite.run(ctx).and_then(|report| {
+            let start_speed = HostSpeed::measure();
+            eprintln!("host speed: {}", start_speed.describe());
+            let result = suite.run(ctx).and_then(|mut report| {
+                report.run.host_speed = Some((start_speed, HostSpeed::measure()));
                 let files = report.write(out_dir)?;
                 Ok((files, report.notes.iter().filter(|n| n.level == Level::Error).count()))
             });
