@@ -1,5 +1,6 @@
 //! How fast the host was while a suite ran: a dependent floating-point chain and random loads
-//! in and out of the caches, measured when the suite starts and when it ends.
+//! from a private cache, a shared cache and main memory, measured when the suite starts and
+//! when it ends.
 //!
 //! The machines this project is measured on are shared virtual machines whose speed changes
 //! from day to day: on the same 2-vCPU model, the same code and the same benchmark measured
@@ -7,14 +8,16 @@
 //! Ratios between contenders measured in one run stay meaningful; absolute times do not, unless
 //! one knows how fast the host was. These three numbers say that, so two reports' absolute
 //! figures are compared only when their host speeds agree, and a run during which the host
-//! changed speed shows it (start and end differ).
+//! changed speed shows it (start and end differ). (A guide, not a conversion factor: on
+//! one day here a load from 4 MiB took 44 ns in the morning and 18 ns an hour later, while the
+//! hash grid's benchmark at 10⁴ objects ran only a tenth faster.)
 
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-/// The host's speed at one moment, in nanoseconds per step of three probes.
+/// The host's speed at one moment, in nanoseconds per step of four probes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct HostSpeed {
     /// One step of a dependent `x = x · a + b` chain in `f64` (latency bound: follows the
@@ -23,6 +26,11 @@ pub struct HostSpeed {
     /// One load of a pointer chase through a random cycle in 256 KiB (a private cache on
     /// current x86 and ARM servers).
     pub cache_load_ns: f64,
+    /// The same in 4 MiB: a shared last-level cache, whose latency on these virtual machines
+    /// has measured 18 to 44 ns on different days. `0` in reports written before it was
+    /// measured.
+    #[serde(default)]
+    pub shared_cache_load_ns: f64,
     /// One load of a pointer chase through a random cycle in 64 MiB (main memory, past any
     /// shared cache this project has run on).
     pub memory_load_ns: f64,
@@ -30,11 +38,13 @@ pub struct HostSpeed {
 
 /// Bytes of the cache-resident chase.
 const CACHE_BYTES: usize = 256 << 10;
+/// Bytes of the shared-cache chase.
+const SHARED_CACHE_BYTES: usize = 4 << 20;
 /// Bytes of the memory chase.
 const MEMORY_BYTES: usize = 64 << 20;
 
 impl HostSpeed {
-    /// Measures the three probes, each the fastest of three repetitions (load from other work
+    /// Measures the four probes, each the fastest of three repetitions (load from other work
     /// only ever slows a repetition down). Takes about a quarter of a second, and the first
     /// call in a process about a second more (it lays out the 64 MiB cycle, kept for later
     /// calls).
@@ -49,26 +59,37 @@ impl HostSpeed {
         let arithmetic_ns = best(&|| multiply_add_chain(2_000_000));
         let cache = random_cycle(CACHE_BYTES / 4, 0x5eed_0001);
         let cache_load_ns = best(&|| chase(&cache, 2_000_000));
+        let shared_cache = random_cycle(SHARED_CACHE_BYTES / 4, 0x5eed_0003);
+        let shared_cache_load_ns = best(&|| chase(&shared_cache, 1_000_000));
         // Shuffling 64 MiB takes longer than the chase itself: once per process.
         let memory = MEMORY.get_or_init(|| random_cycle(MEMORY_BYTES / 4, 0x5eed_0002));
         let memory_load_ns = best(&|| chase(memory, 300_000));
-        Self { arithmetic_ns, cache_load_ns, memory_load_ns }
+        Self { arithmetic_ns, cache_load_ns, shared_cache_load_ns, memory_load_ns }
     }
 
-    /// The three numbers in words, e.g. `"1.3 ns per f64 multiply-add; random loads 4.5 ns
-    /// (256 KiB), 178 ns (64 MiB)"`.
+    /// The numbers in words, e.g. `"1.3 ns per f64 multiply-add; random loads 4.5 ns
+    /// (256 KiB), 18.4 ns (4 MiB), 178 ns (64 MiB)"`.
     ///
     /// ```
     /// use collide_benches::report::HostSpeed;
-    /// let speed = HostSpeed { arithmetic_ns: 1.31, cache_load_ns: 4.52, memory_load_ns: 177.8 };
-    /// assert_eq!(speed.describe(), "1.31 ns per f64 multiply-add; random loads 4.52 ns (256 KiB), 178 ns (64 MiB)");
+    /// let speed = HostSpeed {
+    ///     arithmetic_ns: 1.31,
+    ///     cache_load_ns: 4.52,
+    ///     shared_cache_load_ns: 18.44,
+    ///     memory_load_ns: 177.8,
+    /// };
+    /// assert_eq!(
+    ///     speed.describe(),
+    ///     "1.31 ns per f64 multiply-add; random loads 4.52 ns (256 KiB), 18.4 ns (4 MiB), 178 ns (64 MiB)"
+    /// );
     /// ```
     pub fn describe(&self) -> String {
         let ns = |x: f64| crate::report::format::significant(x, 3);
         format!(
-            "{} ns per f64 multiply-add; random loads {} ns (256 KiB), {} ns (64 MiB)",
+            "{} ns per f64 multiply-add; random loads {} ns (256 KiB), {} ns (4 MiB), {} ns (64 MiB)",
             ns(self.arithmetic_ns),
             ns(self.cache_load_ns),
+            ns(self.shared_cache_load_ns),
             ns(self.memory_load_ns)
         )
     }
@@ -147,7 +168,9 @@ mod tests {
         for _ in 0..2 {
             let started = Instant::now();
             let speed = HostSpeed::measure();
-            for value in [speed.arithmetic_ns, speed.cache_load_ns, speed.memory_load_ns] {
+            for value in
+                [speed.arithmetic_ns, speed.cache_load_ns, speed.shared_cache_load_ns, speed.memory_load_ns]
+            {
                 assert!(value.is_finite() && value > 0.0, "{speed:?}");
             }
             eprintln!("{} in {:.2} s", speed.describe(), started.elapsed().as_secs_f64());

@@ -241,8 +241,18 @@ mod tests {
     fn host_speed_rows_appear_when_measured_and_old_reports_still_read() {
         let mut info = RunInfo::collect(Path::new(env!("CARGO_MANIFEST_DIR")), "test", Mode::Quick);
         let (start, end) = (
-            HostSpeed { arithmetic_ns: 1.0, cache_load_ns: 4.0, memory_load_ns: 100.0 },
-            HostSpeed { arithmetic_ns: 2.0, cache_load_ns: 8.0, memory_load_ns: 200.0 },
+            HostSpeed {
+                arithmetic_ns: 1.0,
+                cache_load_ns: 4.0,
+                shared_cache_load_ns: 20.0,
+                memory_load_ns: 100.0,
+            },
+            HostSpeed {
+                arithmetic_ns: 2.0,
+                cache_load_ns: 8.0,
+                shared_cache_load_ns: 40.0,
+                memory_load_ns: 200.0,
+            },
         );
         info.host_speed = Some((start, end));
         let rows = info.rows();
