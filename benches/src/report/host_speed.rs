@@ -6,7 +6,7 @@
 //! from day to day: on the same 2-vCPU model, the same code and the same benchmark measured
 //! both 106 and 244 ns per object, with a random load from 4 MB taking 56 ns on the slow day.
 //! Ratios between contenders measured in one run stay meaningful; absolute times do not, unless
-//! one knows how fast the host was. These three numbers say that, so two reports' absolute
+//! one knows how fast the host was. These numbers say that, so two reports' absolute
 //! figures are compared only when their host speeds agree, and a run during which the host
 //! changed speed shows it (start and end differ). (A guide, not a conversion factor: on
 //! one day here a load from 4 MiB took 44 ns in the morning and 18 ns an hour later, while the
@@ -27,7 +27,7 @@ pub struct HostSpeed {
     /// current x86 and ARM servers).
     pub cache_load_ns: f64,
     /// The same in 4 MiB: a shared last-level cache, whose latency on these virtual machines
-    /// has measured 18 to 44 ns on different days. `0` in reports written before it was
+    /// has measured from 18 to 56 ns (18 and 44 ns on the same day). `0` in reports written before it was
     /// measured.
     #[serde(default)]
     pub shared_cache_load_ns: f64,
@@ -67,7 +67,7 @@ impl HostSpeed {
         Self { arithmetic_ns, cache_load_ns, shared_cache_load_ns, memory_load_ns }
     }
 
-    /// The numbers in words, e.g. `"1.3 ns per f64 multiply-add; random loads 4.5 ns
+    /// The numbers in words, e.g. `"1.31 ns per f64 multiply-add; random loads 4.52 ns
     /// (256 KiB), 18.4 ns (4 MiB), 178 ns (64 MiB)"`.
     ///
     /// ```
