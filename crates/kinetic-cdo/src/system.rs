@@ -153,13 +153,18 @@ impl<const D: usize> SimBox<D> {
     /// assert_eq!(b.nearest_image([7.0, -6.0]), [-3.0, -6.0]);
     /// assert_eq!(b.nearest_image([-12.0, 0.0]), [-2.0, 0.0]);
     /// ```
-    pub fn nearest_image(&self, mut d: [f64; D]) -> [f64; D] {
-        for a in 0..D {
-            if self.periodic[a] {
-                d[a] -= self.lengths[a] * (d[a] / self.lengths[a]).round();
-            }
-        }
-        d
+    pub fn nearest_image(&self, d: [f64; D]) -> [f64; D] {
+        crate::vector::add(d, self.nearest_image_shift(d))
+    }
+
+    /// The whole periods that take the displacement `d` to its [nearest image](Self::nearest_image)
+    /// (0 on walled axes): what a structure adds to a particle's centre to reach the image of it
+    /// nearest to another.
+    #[inline]
+    pub(crate) fn nearest_image_shift(&self, d: [f64; D]) -> [f64; D] {
+        std::array::from_fn(|a| {
+            if self.periodic[a] { -self.lengths[a] * (d[a] / self.lengths[a]).round() } else { 0.0 }
+        })
     }
 
     /// `x` wrapped into the box along periodic axes (walls leave it unchanged).

@@ -110,17 +110,13 @@ impl<const D: usize> Cdo<D> for BruteForce {
 
     fn for_each_candidate(&self, i: usize, state: &State<D>, mut f: impl FnMut(usize, [f64; D])) {
         let xi = state.stored_position(i);
-        let lengths = state.sim_box().lengths();
-        let periodic = state.sim_box().periodic_axes();
         for k in 0..state.len() {
             if k == i {
                 continue;
             }
             // The nearest image now, then its neighbouring images.
             let d = crate::vector::sub(state.stored_position(k), xi);
-            let periods: [f64; D] = std::array::from_fn(|a| {
-                if periodic[a] { -lengths[a] * (d[a] / lengths[a]).round() } else { 0.0 }
-            });
+            let periods = state.sim_box().nearest_image_shift(d);
             for s in &self.shifts {
                 let shift: [f64; D] = std::array::from_fn(|a| periods[a] + s[a]);
                 f(k, shift);

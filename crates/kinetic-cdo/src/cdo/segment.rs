@@ -262,10 +262,7 @@ impl<const D: usize> Cdo<D> for SegmentTrees<D> {
         for &k in &self.neighbours[i] {
             let k = k as usize;
             let d = crate::vector::sub(state.stored_position(k), xi);
-            let shift = std::array::from_fn(|a| {
-                if self.periodic[a] { -self.lengths[a] * (d[a] / self.lengths[a]).round() } else { 0.0 }
-            });
-            f(k, shift);
+            f(k, state.sim_box().nearest_image_shift(d));
         }
     }
 
