@@ -1422,7 +1422,8 @@ fn add_sweep_section(report: &mut Report, plan: &Plan, rows: &[TableRow]) {
     }
 }
 
-/// The Laguerre–Delaunay triangulation against the regular subdivision on one walled state.
+/// The Laguerre–Delaunay triangulation against the regular subdivision on one walled state,
+/// with the neighbour lists (beyond the paper) timed beside them for scale.
 #[derive(Debug, Clone, Copy)]
 struct VersusRow {
     n: usize,
@@ -1433,6 +1434,7 @@ struct VersusRow {
     collisions: u64,
     delaunay: Timing,
     subdivision: Timing,
+    neighbour_lists: Timing,
 }
 
 impl VersusRow {
@@ -1444,6 +1446,11 @@ impl VersusRow {
     /// The subdivision's collisions per second in its fastest sample.
     fn subdivision_rate(&self) -> f64 {
         self.collisions as f64 / self.subdivision.min
+    }
+
+    /// The neighbour lists' collisions per second in their fastest sample.
+    fn neighbour_lists_rate(&self) -> f64 {
+        self.collisions as f64 / self.neighbour_lists.min
     }
 
     /// Collisions per second of the triangulation over the subdivision's, fastest samples: other
@@ -1481,8 +1488,8 @@ impl VersusRow {
     }
 }
 
-/// Times the triangulation and the subdivision on the same walled states, alternating their
-/// repeats so a change in the machine's load affects both alike.
+/// Times the triangulation, the subdivision and the neighbour lists on the same walled states,
+/// alternating their repeats so a change in the machine's load affects all alike.
 fn measure_versus(report: &mut Report, plan: &Plan, starts: &mut Starts<2>) -> Vec<VersusRow> {
     sweep(
         report,
@@ -1499,11 +1506,13 @@ fn measure_versus(report: &mut Report, plan: &Plan, starts: &mut Starts<2>) -> V
                 StateSpec::walled(plan.delaunay_n, phi, gamma, plan.table_relax).bidisperse(bidisperse);
             let start = starts.get(spec)?;
             let collisions = per_particle(plan.versus_cpp, plan.delaunay_n).max(MIN_COLLISIONS);
-            let (mut delaunay, mut subdivision) = (Vec::new(), Vec::new());
+            let (mut delaunay, mut subdivision, mut lists) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..plan.versus_repeats.max(1) {
-                for (structure, samples) in
-                    [(Structure::Delaunay, &mut delaunay), (Structure::Subdivision, &mut subdivision)]
-                {
+                for (structure, samples) in [
+                    (Structure::Delaunay, &mut delaunay),
+                    (Structure::Subdivision, &mut subdivision),
+                    (Structure::NeighbourLists, &mut lists),
+                ] {
                     let job = SpeedJob { start, warmup: collisions / 4, collisions, repeats: 1 };
                     samples.push(dispatch::<2, _>(structure, Queue::Heap, job)?.median);
                 }
@@ -1518,6 +1527,7 @@ fn measure_versus(report: &mut Report, plan: &Plan, starts: &mut Starts<2>) -> V
                 collisions,
                 delaunay: timing(&delaunay)?,
                 subdivision: timing(&subdivision)?,
+                neighbour_lists: timing(&lists)?,
             })
         },
     )
@@ -1782,12 +1792,13 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
         "radii",
         "Laguerre–Delaunay collisions/s (fastest; median)",
         "subdivision collisions/s (fastest; median)",
+        "neighbour lists collisions/s (fastest; median)",
         "ratio (fastest)",
         "ratio (medians)",
         "target",
         "met",
     ])
-    .align_right(&[0, 1, 2, 4, 5, 6, 7]);
+    .align_right(&[0, 1, 2, 4, 5, 6, 7, 8]);
     let range = |collisions: u64, t: &Timing| {
         format!("{}/s; {}/s", si(collisions as f64 / t.min), si(collisions as f64 / t.median))
     };
@@ -1811,6 +1822,7 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
         for (metric, value, unit) in [
             ("delaunay_collisions_per_second", row.delaunay_rate(), "collisions/s"),
             ("subdivision_collisions_per_second", row.subdivision_rate(), "collisions/s"),
+            ("neighbour_lists_collisions_per_second", row.neighbour_lists_rate(), "collisions/s"),
             ("delaunay_over_subdivision", row.ratio(), "ratio"),
             ("delaunay_over_subdivision_medians", row.median_ratio(), "ratio"),
         ] {
@@ -1859,6 +1871,7 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
             sizes.to_owned(),
             range(row.collisions, &row.delaunay),
             range(row.collisions, &row.subdivision),
+            range(row.collisions, &row.neighbour_lists),
             format!("{}×", significant(row.ratio(), 3)),
             format!("{}×", significant(row.median_ratio(), 3)),
             target_text,
@@ -1878,10 +1891,12 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
              its candidates grow with γ² while a triangulation vertex has six neighbours on average whatever the \
              radii). Speed: n = {}, the walled Table 1 states, binary heap, one thread; each sample builds a fresh \
              simulation (not timed), runs a quarter of the timed collisions as warm-up, then times {} collisions \
-             per particle; {} samples per structure, the two structures alternating so that a change in the \
-             machine's load affects both. The targets are judged on the fastest sample of each (load from other \
-             work on a shared machine only ever slows a sample down); the ratio of the medians is given beside \
-             it, and a target is marked borderline when the two fall on opposite sides of it. {}",
+             per particle; {} samples per structure, the structures alternating so that a change in the \
+             machine's load affects all alike. The neighbour lists (beyond the paper, the fastest structure of the \
+             dense Table 1 states) are timed beside the two for scale; no target concerns them. The targets \
+             are judged on the fastest sample of each (load from other work on a shared machine only ever slows \
+             a sample down); the ratio of the medians is given beside it, and a target is marked borderline when \
+             the two fall on opposite sides of it. {}",
             count(plan.delaunay_n),
             plan.versus_cpp,
             plan.versus_repeats,
@@ -3484,11 +3499,25 @@ fn mixture_speed(versus: &[VersusRow]) -> String {
         " Timed against the subdivision (2D, walls, n = {}): with radii uniform between the extremes the \
          triangulation runs at {} of its speed (most disks are then of middling size and the cells stay nearly \
          as sparse as at γ = 1); in binary mixtures at equal areas, where the small disks outnumber the large ones \
-         γ² : 1 and crowd the cells sized by the large ones, at {}.",
+         γ² : 1 and crowd the cells sized by the large ones, at {}. The neighbour lists (not one of the paper's \
+         structures), timed beside them on these states, ran at {} the triangulation's collisions per second.",
         count(wide[0].n),
         describe(false),
         describe(true),
+        lists_over_triangulation(&wide),
     )
+}
+
+/// The neighbour lists' collisions per second over the triangulation's, fastest samples, from
+/// the least to the most (`a×` or `a–b×`).
+fn lists_over_triangulation(rows: &[&VersusRow]) -> String {
+    let ratios: Vec<f64> = rows.iter().map(|r| r.neighbour_lists_rate() / r.delaunay_rate()).collect();
+    let (low, high) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
+    if significant(low, 2) == significant(high, 2) {
+        format!("{}×", significant(low, 2))
+    } else {
+        format!("{}–{}×", significant(low, 2), significant(high, 2))
+    }
 }
 
 /// Conclusion 5: what must be known in advance (a property of the code, not a measurement).
