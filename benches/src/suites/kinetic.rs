@@ -1892,8 +1892,8 @@ fn add_delaunay_targets(report: &mut Report, plan: &Plan, rows: &[TableRow], ver
              radii). Speed: n = {}, the walled Table 1 states, binary heap, one thread; each sample builds a fresh \
              simulation (not timed), runs a quarter of the timed collisions as warm-up, then times {} collisions \
              per particle; {} samples per structure, the structures alternating so that a change in the \
-             machine's load affects all alike. The neighbour lists (beyond the paper, the fastest structure of the \
-             dense Table 1 states) are timed beside the two for scale; no target concerns them. The targets \
+             machine's load affects all alike. The neighbour lists (beyond the paper) are timed beside the two \
+             for scale; no target concerns them. The targets \
              are judged on the fastest sample of each (load from other work on a shared machine only ever slows \
              a sample down); the ratio of the medians is given beside it, and a target is marked borderline when \
              the two fall on opposite sides of it. {}",
